@@ -1,0 +1,37 @@
+# Two commands do all the set-up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+# torch: take the CPU build (a plain `torch` pulls a multi-GB CUDA build).
+TORCH  ?= torch==2.13.0
+ENFACE_DATA_DIR ?= instance
+export ENFACE_DATA_DIR
+
+.PHONY: venv install test lint demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "$(TORCH)"
+	$(PIP) install -q -e ".[test]"
+	touch $@
+
+venv install: $(VENV)/.installed
+
+test: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
+
+demo: $(VENV)/.installed
+	$(PY) -m scoring validate data/demo/testset data/demo/systems/broken-mt
+	$(PY) -m scoring score data/demo/testset data/demo/systems/* -m bleu chrf ter dbleu --paired-bs
+
+bench: $(VENV)/.installed
+	$(PY) bench/scoring.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,140 @@
+"""Time comet's per-system scoring against CometScorer.score_many (embedding reuse), in one run.
+
+    .venv/bin/python bench/comet_reuse.py                   # builds a small random COMET offline
+    .venv/bin/python bench/comet_reuse.py --model PATH      # a real checkpoint (dir or .ckpt)
+
+Three ways of scoring N systems × M segments against one reference:
+
+  predict        model.predict once per system (comet's Python API; encodes src, mt and ref of
+                 every segment for every system)
+  predict+cache  the same after model.set_embedding_cache(), which is what comet-score does;
+                 its LRU cache is keyed on tensor objects passed as keywords, so it never hits
+                 (the hit count is printed)
+  score_many     CometScorer.score_many: each distinct sentence encoded once, the model's own
+                 estimator head per system
+
+Scores are checked against `predict` (max |difference| on the 0-1 scale). The default built model
+(XLM-R encoder, 6 layers, width 256) keeps the run under ~2 minutes on a few CPU cores; the ratio
+grows with the encoder's share of the work, so a real xlm-roberta-large model gains at least as much.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", help="COMET checkpoint dir or .ckpt (default: build a random one offline)")
+    ap.add_argument("--systems", type=int, default=8)
+    ap.add_argument("--segments", type=int, default=150)
+    ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--device", default=None, help="default: cuda if available, else cpu")
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    ap.add_argument("--hidden", type=int, default=256, help="built model: encoder width")
+    ap.add_argument("--layers", type=int, default=6, help="built model: encoder layers")
+    ap.add_argument("--skip-cache-run", action="store_true", help="do not time predict+cache")
+    args = ap.parse_args(argv)
+    warnings.filterwarnings("ignore")
+
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    from scoring.metrics.comet import CometScorer
+    from tests.tiny_comet import build_tiny_comet, synthetic_sentences
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model = args.model
+        if model is None:
+            t = time.perf_counter()
+            model = str(
+                build_tiny_comet(
+                    tmp,
+                    name=f"bench-comet-h{args.hidden}-l{args.layers}",
+                    hidden_size=args.hidden,
+                    num_layers=args.layers,
+                    num_heads=max(1, args.hidden // 64),
+                    intermediate_size=4 * args.hidden,
+                    estimator_hidden=(4 * args.hidden, args.hidden),
+                )
+            )
+            print(f"built random model in {time.perf_counter() - t:.1f}s: {model}")
+        scorer = CometScorer(model, batch_size=args.batch_size, device=args.device)
+        m = scorer.model
+        n, k = args.segments, args.systems
+        sources = synthetic_sentences(n, seed=1, max_len=40)
+        references = synthetic_sentences(n, seed=2, max_len=40)
+        systems = {f"sys{i:02d}": synthetic_sentences(n, seed=100 + i, max_len=40) for i in range(k)}
+        print(
+            f"model {scorer.model_id} on {scorer.device}, {torch.get_num_threads()} threads; "
+            f"{k} systems x {n} segments, batch {args.batch_size}"
+        )
+
+        gpus = 1 if scorer.device.type == "cuda" else 0
+
+        def predict_all() -> dict[str, list[float]]:
+            out = {}
+            for name, hyps in systems.items():
+                samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(sources, hyps, references)]
+                out[name] = list(
+                    m.predict(samples, batch_size=args.batch_size, gpus=gpus, progress_bar=False, num_workers=0).scores
+                )
+            return out
+
+        # Warm up both paths (Lightning's first Trainer, allocator, thread pools).
+        warm = {"w": systems["sys00"][:8]}
+        m.predict([{"src": s, "mt": h, "ref": r} for s, h, r in zip(sources[:8], warm["w"], references[:8])],
+                  batch_size=args.batch_size, gpus=gpus, progress_bar=False, num_workers=0)
+        scorer.score_many(sources[:8], warm, references[:8])
+
+        t = time.perf_counter()
+        plain = predict_all()
+        t_plain = time.perf_counter() - t
+
+        t_cache = None
+        if not args.skip_cache_run:
+            from comet.models.base import CometModel
+
+            CometModel.retrieve_sentence_embedding.cache_clear()
+            m.set_embedding_cache()
+            t = time.perf_counter()
+            predict_all()
+            t_cache = time.perf_counter() - t
+            info = CometModel.retrieve_sentence_embedding.cache_info()
+            m.caching = False
+            CometModel.retrieve_sentence_embedding.cache_clear()
+
+        t = time.perf_counter()
+        many = scorer.score_many(sources, systems, references)
+        t_many = time.perf_counter() - t
+
+        diff = max(abs(a / 100 - b) for name in systems for a, b in zip(many[name].segments, plain[name]))
+        distinct = len(set(sources) | set(references) | {h for hyps in systems.values() for h in hyps})
+        print(f"sentences encoded: predict {3 * n * k}, score_many {distinct}")
+        print(f"predict (per system)        {t_plain:8.2f}s")
+        if t_cache is not None:
+            print(f"predict + embedding cache   {t_cache:8.2f}s   (cache hits {info.hits}, misses {info.misses})")
+        print(f"CometScorer.score_many      {t_many:8.2f}s")
+        print(f"speed-up vs predict         {t_plain / t_many:8.2f}x")
+        if t_cache is not None:
+            print(f"speed-up vs predict+cache   {t_cache / t_many:8.2f}x")
+        print(f"max |score difference|      {diff:.2e} (0-1 scale)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

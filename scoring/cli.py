@@ -1,0 +1,229 @@
+"""``python -m scoring``: validate and score system outputs on plain files.
+
+    python -m scoring validate TESTSET_DIR SUBMISSION [--document-level] [--json]
+    python -m scoring score TESTSET_DIR SUBMISSION [SUBMISSION ...] [-m bleu chrf ter dbleu comet]
+    python -m scoring score --src SRC --ref REF1 --ref REF2 [--docs DOCIDS] HYP [HYP ...]
+
+Exit status: 0 success, 1 invalid input (the report says why), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .metrics import DEFAULT_METRICS, HIGHER_IS_BETTER, REGISTRY
+from .testset import TestSet, TestSetError, load_flat, load_system_output, load_testset
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits 2 on usage errors, as we want, with our prefix
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m scoring", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    val = sub.add_parser("validate", help="check a submission against a test set")
+    val.add_argument("testset", help="test-set directory (testset.json, source/, ref1/, ref2/)")
+    val.add_argument("submission", help="a directory of <doc>.txt files, or one file with every segment")
+    val.add_argument("--document-level", action="store_true",
+                     help="accept outputs whose line counts differ from the source (only d-BLEU is computed)")
+    val.add_argument("--max-bytes", type=int, default=50 * 1024 * 1024, help="size cap per file (default 50 MiB)")
+    val.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    sc = sub.add_parser("score", help="score one or more submissions",
+                        description="Score submissions against both references. Give a test-set directory "
+                                    "and submissions, or plain files with --src/--ref/--docs.")
+    sc.add_argument("inputs", nargs="+", metavar="TESTSET_DIR SUBMISSION",
+                    help="test-set directory then submissions; with --src, only hypothesis files")
+    sc.add_argument("-m", "--metrics", nargs="+", default=list(DEFAULT_METRICS), choices=list(REGISTRY),
+                    metavar="METRIC", help=f"metrics to compute (default: {' '.join(DEFAULT_METRICS)})")
+    sc.add_argument("--src", help="flat form: source file, one segment per line")
+    sc.add_argument("--ref", action="append", default=[], help="flat form: a reference file (repeat for each)")
+    sc.add_argument("--docs", help="flat form: document id of every line (for d-BLEU)")
+    sc.add_argument("--src-lang", default="", help="flat form: source language code")
+    sc.add_argument("--tgt-lang", default="", help="flat form: target language code (picks BLEU's tokenizer)")
+    sc.add_argument("--document-level", action="store_true", help="accept document-level submissions")
+    sc.add_argument("--comet-model", help="local COMET checkpoint (dir or .ckpt); default $ENFACE_COMET_MODEL")
+    sc.add_argument("--comet-batch-size", type=int, default=16)
+    sc.add_argument("--comet-device", help="cpu, cuda, cuda:1, ... (default: cuda when available)")
+    sig = sc.add_mutually_exclusive_group()
+    sig.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling, all pairs")
+    sig.add_argument("--paired-ar", action="store_true", help="paired approximate randomisation, all pairs")
+    sc.add_argument("--paired-n", type=int, help="samples (default: 1000 for bs, 10000 for ar)")
+    sc.add_argument("--seed", type=int, default=12345, help="random seed of the significance tests")
+    sc.add_argument("--workers", type=int, help="processes for BLEU/chrF/TER (default: all cores)")
+    sc.add_argument("--width", type=int, default=2, help="decimals in the text table")
+    sc.add_argument("--json", action="store_true", help="one JSON object on standard output")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            return cmd_validate(args)
+        return cmd_score(args)
+    except UsageError as exc:
+        print(f"python -m scoring: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except TestSetError as exc:
+        print(f"python -m scoring: invalid test set: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _load_testset(path: str) -> TestSet:
+    if not Path(path).exists():
+        raise UsageError(f"{path}: no such test set directory")
+    return load_testset(path)
+
+
+def cmd_validate(args) -> int:
+    from .validate import validate_submission
+
+    testset = _load_testset(args.testset)
+    report = validate_submission(testset, args.submission, document_level=args.document_level,
+                                 max_bytes=args.max_bytes)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(report.format_text())
+    return EXIT_OK if report.ok else EXIT_INVALID
+
+
+def _progress_printer():
+    """A progress bar on a terminal; quiet when standard error is not one."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def update(name: str, done: int, total: int) -> None:
+        bar = bars.get(name)
+        if bar is None:
+            bar = bars[name] = tqdm(total=total, desc=f"scoring {name}", unit="seg", leave=False, file=sys.stderr)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def cmd_score(args) -> int:
+    from .scorer import Scorer
+    from .validate import validate_submission
+
+    if args.src:
+        if not args.ref:
+            raise UsageError("the flat form needs at least one --ref")
+        for path in [args.src, *args.ref, *([args.docs] if args.docs else [])]:
+            if not Path(path).is_file():
+                raise UsageError(f"{path}: no such file")
+        testset = load_flat(args.src, args.ref, args.docs, src_lang=args.src_lang, tgt_lang=args.tgt_lang)
+        submissions = args.inputs
+    else:
+        if len(args.inputs) < 2:
+            raise UsageError("give a test-set directory and at least one submission (or use --src/--ref)")
+        testset = _load_testset(args.inputs[0])
+        submissions = args.inputs[1:]
+    if len(set(submissions)) != len(submissions):
+        raise UsageError("a submission is given twice")
+
+    outputs, doc_level = {}, {}
+    for path in submissions:
+        report = validate_submission(testset, path, document_level=args.document_level)
+        if not report.ok:
+            print(f"{path}: invalid submission, not scored", file=sys.stderr)
+            print(report.format_text(), file=sys.stderr)
+            return EXIT_INVALID
+        for warning in report.warnings:
+            print(f"{path}: warning: {warning.location()} {warning.message}", file=sys.stderr)
+        outputs[path] = load_system_output(testset, path, document_level=report.document_level)
+        doc_level[path] = report.document_level
+
+    scorer = Scorer(testset, args.metrics, workers=args.workers, comet_model=args.comet_model,
+                    comet_batch_size=args.comet_batch_size, comet_device=args.comet_device,
+                    progress=_progress_printer())
+    results = scorer.score_many(outputs, document_level=doc_level)
+
+    significance = None
+    if args.paired_bs or args.paired_ar:
+        if len(results) < 2:
+            raise UsageError("paired tests need at least two submissions")
+        significance = _significance(results, testset, args)
+
+    if args.json:
+        payload = {"testset": testset.name, "systems": [results[p].to_dict() for p in submissions],
+                   "significance": significance}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print(format_table(results, args.metrics, args.width))
+        if significance:
+            for name, block in significance.items():
+                print(f"\n{name}: {block['text']}")
+    for res in results.values():
+        for score in res.scores.values():
+            for warning in score.warnings:
+                print(f"{res.name}: {score.name}: warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _significance(results, testset, args) -> dict:
+    from .significance import mean_stats, paired_test, sacrebleu_stats
+
+    test = "bs" if args.paired_bs else "ar"
+    out = {}
+    for key in args.metrics:
+        stats = {name: r.stats[key] for name, r in results.items() if key in r.stats}
+        if len(stats) < 2:
+            continue
+        if key == "comet":
+            ms = mean_stats("comet", stats, scale=100.0)
+        else:
+            ms = sacrebleu_stats(key, testset.tgt_lang, stats)
+        result = paired_test(ms, test=test, n_samples=args.paired_n, seed=args.seed)
+        out[key] = result.to_dict() | {"text": result.format_text()}
+    return out
+
+
+def format_table(results, metrics, width: int = 2) -> str:
+    """A text table of every system and metric, then the signatures."""
+    from .metrics import DISPLAY
+
+    names = list(results)
+    name_w = max(len("System"), *(len(n) for n in names))
+    header = f"{'System':<{name_w}}" + "".join(
+        f"  {DISPLAY[m] + ('↑' if HIGHER_IS_BETTER[m] else '↓'):>10}" for m in metrics)
+    lines = [header, "-" * len(header)]
+    signatures, reasons = {}, {}
+    for name in names:
+        row = f"{name:<{name_w}}"
+        for m in metrics:
+            score = results[name].scores.get(m)
+            if score is None or not score.available:
+                row += f"  {'n/a':>10}"
+                if score is not None and score.reason:
+                    reasons.setdefault(m, score.reason)
+            else:
+                row += f"  {score.value:>10.{width}f}"
+                signatures.setdefault(m, score.signature)
+        lines.append(row)
+    lines.append("")
+    for m in metrics:
+        if m in signatures:
+            lines.append(f"{DISPLAY[m]}: {signatures[m]}")
+        elif m in reasons:
+            lines.append(f"{DISPLAY[m]}: n/a: {reasons[m]}")
+    return "\n".join(lines)

@@ -1,0 +1,185 @@
+"""Score system outputs against a test set: every metric, every system, references cached."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .metrics import DEFAULT_METRICS, REGISTRY
+from .metrics.base import Score
+from .metrics.sacrebleu_metrics import (
+    SACREBLEU_METRICS,
+    SacrebleuScorer,
+    default_workers,
+    join_document,
+    make_pool,
+)
+from .testset import TestSet
+
+#: metrics that need line-aligned output (n/a for document-level submissions)
+SEGMENT_METRICS = ("bleu", "chrf", "ter", "comet")
+
+
+@dataclass
+class SystemScores:
+    """All scores of one system, plus the per-unit statistics significance tests need."""
+
+    name: str
+    scores: dict[str, Score]
+    stats: dict[str, list] = field(default_factory=dict, repr=False)
+
+    def to_dict(self, with_segments: bool = False) -> dict:
+        return {"name": self.name,
+                "scores": {k: s.to_dict(with_segments=with_segments) for k, s in self.scores.items()}}
+
+
+def _fingerprint(testset: TestSet) -> str:
+    digest = hashlib.sha1(testset.tgt_lang.encode())
+    for doc in testset.documents:
+        digest.update(doc.name.encode() + b"\0")
+        for ref in doc.refs:
+            digest.update("\n".join(ref).encode() + b"\1")
+    return digest.hexdigest()
+
+
+class Scorer:
+    """Scores any number of systems against one test set.
+
+    Reference statistics are computed once and reused for every later system;
+    segment statistics are computed on all cores.
+    """
+
+    def __init__(self, testset: TestSet, metrics: Iterable[str] = DEFAULT_METRICS, *,
+                 workers: int | None = None, comet_model: str | None = None,
+                 comet_batch_size: int = 16, comet_device: str | None = None,
+                 progress: Callable[[str, int, int], None] | None = None):
+        self.testset = testset
+        self.metrics = list(dict.fromkeys(metrics))
+        unknown = [m for m in self.metrics if m not in REGISTRY]
+        if unknown:
+            raise ValueError(f"unknown metric(s): {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
+        if testset.num_refs == 0 and any(m in SACREBLEU_METRICS or m == "comet" for m in self.metrics):
+            raise ValueError(f"test set {testset.name!r} has no reference")
+        self.workers = workers or default_workers()
+        self.progress = progress
+        self.comet_model = comet_model if comet_model is not None else os.environ.get("ENFACE_COMET_MODEL")
+        self.comet_batch_size = comet_batch_size
+        self.comet_device = comet_device
+        self._comet = None
+        cache_id = _fingerprint(testset)
+        self._sacrebleu: dict[str, SacrebleuScorer] = {}
+        for key in self.metrics:
+            if key in SACREBLEU_METRICS:
+                refs = (testset.references() if not SACREBLEU_METRICS[key].document_level else
+                        [[join_document(d.refs[i]) for d in testset.documents] for i in range(testset.num_refs)])
+                self._sacrebleu[key] = SacrebleuScorer(key, refs, testset.tgt_lang, workers=self.workers,
+                                                       cache_id=cache_id)
+
+    # -- one system -----------------------------------------------------------
+    def score(self, output: Mapping[str, Sequence[str]] | Sequence[str], *, name: str = "system",
+              document_level: bool = False) -> SystemScores:
+        return self.score_many({name: output}, document_level={name: document_level})[name]
+
+    # -- many systems ---------------------------------------------------------
+    def score_many(self, outputs: Mapping[str, Mapping[str, Sequence[str]] | Sequence[str]], *,
+                   document_level: Mapping[str, bool] | None = None) -> dict[str, SystemScores]:
+        """Scores several systems; the reference side is prepared once for all of them."""
+        document_level = dict(document_level or {})
+        by_doc = {name: self._by_document(out) for name, out in outputs.items()}
+        results = {name: SystemScores(name, {}) for name in outputs}
+        for name, docs in by_doc.items():
+            doc_level = document_level.get(name, False)
+            self._score_sacrebleu(results[name], docs, doc_level)
+        if "comet" in self.metrics:
+            self._score_comet(results, by_doc, document_level)
+        for res in results.values():
+            res.scores = {k: res.scores[k] for k in self.metrics if k in res.scores}
+        return results
+
+    def _by_document(self, output) -> dict[str, list[str]]:
+        if isinstance(output, Mapping):
+            missing = [d for d in self.testset.doc_names if d not in output]
+            if missing:
+                raise ValueError(f"output lacks documents: {', '.join(missing)}")
+            return {d: list(output[d]) for d in self.testset.doc_names}
+        lines = list(output)
+        if len(lines) != self.testset.num_segments:
+            raise ValueError(f"output has {len(lines)} lines, the test set {self.testset.num_segments}")
+        out, start = {}, 0
+        for doc in self.testset.documents:
+            out[doc.name] = lines[start:start + len(doc)]
+            start += len(doc)
+        return out
+
+    def _score_sacrebleu(self, result: SystemScores, docs: dict[str, list[str]], document_level: bool) -> None:
+        keys = [k for k in self.metrics if k in self._sacrebleu]
+        if not document_level:
+            mismatched = [d.name for d in self.testset.documents if len(docs[d.name]) != len(d)]
+            if mismatched:
+                raise ValueError("line counts differ from the source in "
+                                 f"{', '.join(mismatched)}; score it as a document-level submission")
+        runnable = []
+        for key in keys:
+            if document_level and not SACREBLEU_METRICS[key].document_level:
+                result.scores[key] = Score.not_available(
+                    key, SACREBLEU_METRICS[key].display, "document-level submission: not line-aligned",
+                    higher_is_better=SACREBLEU_METRICS[key].higher_is_better)
+            else:
+                runnable.append(key)
+        if not runnable:
+            return
+        segments = [s for d in self.testset.doc_names for s in docs[d]]
+        documents = [join_document(docs[d]) for d in self.testset.doc_names]
+        total = sum(len(documents if SACREBLEU_METRICS[k].document_level else segments) for k in runnable)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if self.progress:
+                self.progress(result.name, done, total)
+
+        # One pool per system: forked after the previous system published its reference caches.
+        pool = make_pool(self.workers) if len(segments) >= SacrebleuScorer.PARALLEL_THRESHOLD else None
+        try:
+            # Longest work first (TER), so the cores stay busy to the end.
+            order = sorted(runnable, key=lambda k: k != "ter")
+            pending = {k: self._sacrebleu[k].submit(documents if SACREBLEU_METRICS[k].document_level else segments,
+                                                    pool) for k in order}
+            for key in order:
+                stats = self._sacrebleu[key].collect(pending[key], tick)
+                result.stats[key] = stats
+                result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+
+    def _score_comet(self, results: dict[str, SystemScores], by_doc: dict[str, dict[str, list[str]]],
+                     document_level: Mapping[str, bool]) -> None:
+        from .metrics.comet import CometScorer, CometUnavailable
+
+        eligible = {n: [s for d in self.testset.doc_names for s in docs[d]]
+                    for n, docs in by_doc.items() if not document_level.get(n, False)}
+        for name in by_doc:
+            if name not in eligible:
+                results[name].scores["comet"] = Score.not_available(
+                    "comet", "COMET", "document-level submission: not line-aligned")
+        if not eligible:
+            return
+        try:
+            if self._comet is None:
+                self._comet = CometScorer(self.comet_model, batch_size=self.comet_batch_size,
+                                          device=self.comet_device)
+            sources = self.testset.sources()
+            ref1 = self.testset.references()[0]
+            scores = self._comet.score_many(sources, eligible, ref1)
+        except CometUnavailable as exc:
+            for name in eligible:
+                results[name].scores["comet"] = Score.not_available("comet", "COMET", str(exc))
+            return
+        for name, score in scores.items():
+            results[name].scores["comet"] = score
+            if score.segments is not None:
+                results[name].stats["comet"] = list(score.segments)

@@ -1,0 +1,208 @@
+"""Test sets and system outputs on disk.
+
+A test set is a directory::
+
+    testset.json          {"name", "src_lang", "tgt_lang", optional "documents": [...order...]}
+    source/<doc>.txt      one segment per line
+    ref1/<doc>.txt        reference 1, line-aligned with the source
+    ref2/<doc>.txt        reference 2 (optional; empty lines mean a null alignment)
+
+The flat layout (``src.txt``, ``ref1.txt``, ``ref2.txt``, ``docids.txt``) is read
+by :func:`load_flat`. A system output is a directory ``<doc>.txt`` per document
+or one file with every segment in test-set order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TESTSET_META = "testset.json"
+DOC_SUFFIX = ".txt"
+
+
+class TestSetError(ValueError):
+    """A test set on disk is malformed; the message names the file and the problem."""
+
+    __test__ = False  # not a pytest test class
+
+
+def split_lines(text: str) -> list[str]:
+    """Split text into segments the way the validator normalises it.
+
+    A UTF-8 BOM is dropped, CRLF/CR become LF and the final newline does not
+    start an empty segment. Trailing whitespace is kept; metrics strip it the
+    way the sacrebleu command line does.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []
+
+
+def read_segments(path: Path) -> list[str]:
+    return split_lines(Path(path).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Document:
+    name: str
+    source: tuple[str, ...]
+    refs: tuple[tuple[str, ...], ...]  # one tuple of segments per reference
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+@dataclass
+class TestSet:
+    name: str
+    src_lang: str
+    tgt_lang: str
+    documents: list[Document]
+    path: Path | None = None
+    meta: dict = field(default_factory=dict)
+
+    __test__ = False  # not a pytest test class
+
+    @property
+    def doc_names(self) -> list[str]:
+        return [d.name for d in self.documents]
+
+    @property
+    def num_refs(self) -> int:
+        return len(self.documents[0].refs) if self.documents else 0
+
+    @property
+    def num_segments(self) -> int:
+        return sum(len(d) for d in self.documents)
+
+    def document(self, name: str) -> Document:
+        for doc in self.documents:
+            if doc.name == name:
+                return doc
+        raise KeyError(name)
+
+    def sources(self) -> list[str]:
+        return [s for d in self.documents for s in d.source]
+
+    def references(self) -> list[list[str]]:
+        """Reference streams in test-set order, one list per reference."""
+        return [[s for d in self.documents for s in d.refs[i]] for i in range(self.num_refs)]
+
+    def doc_ids(self) -> list[str]:
+        """The document name of every segment, in order."""
+        return [d.name for d in self.documents for _ in d.source]
+
+
+def natural_key(name: str):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def doc_files(folder: Path) -> dict[str, Path]:
+    """``<doc>.txt`` files of a folder by document name (document names may contain dots)."""
+    return {p.name[: -len(DOC_SUFFIX)]: p for p in sorted(folder.iterdir())
+            if p.is_file() and p.name.endswith(DOC_SUFFIX) and not p.name.startswith(".")}
+
+
+def load_testset(path: str | Path) -> TestSet:
+    """Read a test-set directory (or a flat-layout directory, see :func:`load_flat`)."""
+    root = Path(path)
+    if not root.is_dir():
+        raise TestSetError(f"{root}: not a directory")
+    meta_file = root / TESTSET_META
+    if not meta_file.is_file():
+        if (root / "src.txt").is_file():
+            return load_flat(root / "src.txt", [p for p in (root / "ref1.txt", root / "ref2.txt") if p.is_file()],
+                             root / "docids.txt" if (root / "docids.txt").is_file() else None)
+        raise TestSetError(f"{meta_file}: missing (a test set needs testset.json with name, src_lang, tgt_lang)")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TestSetError(f"{meta_file}: not valid JSON ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise TestSetError(f"{meta_file}: must hold a JSON object")
+    missing = [k for k in ("name", "src_lang", "tgt_lang") if not meta.get(k)]
+    if missing:
+        raise TestSetError(f"{meta_file}: missing {', '.join(missing)}")
+    if not (root / "source").is_dir():
+        raise TestSetError(f"{root / 'source'}: missing")
+    sources = doc_files(root / "source")
+    order = meta.get("documents") or sorted(sources, key=natural_key)
+    ref_dirs = [root / r for r in ("ref1", "ref2") if (root / r).is_dir()]
+    ref_dirs += sorted((p for p in root.glob("ref[3-9]") if p.is_dir()), key=lambda p: p.name)
+    documents = []
+    for name in order:
+        if name not in sources:
+            raise TestSetError(f"{root / 'source' / (name + DOC_SUFFIX)}: listed in testset.json but missing")
+        src = read_segments(sources[name])
+        refs = []
+        for ref_dir in ref_dirs:
+            ref_file = ref_dir / (name + DOC_SUFFIX)
+            if not ref_file.is_file():
+                raise TestSetError(f"{ref_file}: missing (every reference folder needs every document)")
+            ref = read_segments(ref_file)
+            if len(ref) != len(src):
+                raise TestSetError(f"{ref_file}: {len(ref)} lines, but the source has {len(src)}")
+            refs.append(tuple(ref))
+        documents.append(Document(name, tuple(src), tuple(refs)))
+    if not documents:
+        raise TestSetError(f"{root / 'source'}: no <doc>.txt files")
+    return TestSet(meta["name"], meta["src_lang"], meta["tgt_lang"], documents, root, meta)
+
+
+def load_flat(src: str | Path, refs: list[str | Path], docids: str | Path | None = None, *,
+              name: str | None = None, src_lang: str = "", tgt_lang: str = "") -> TestSet:
+    """Plain files: one segment per line, ``docids`` gives a document id per line."""
+    src_lines = read_segments(Path(src))
+    ref_lines = [read_segments(Path(r)) for r in refs]
+    for path, lines in zip(refs, ref_lines):
+        if len(lines) != len(src_lines):
+            raise TestSetError(f"{path}: {len(lines)} lines, but {src} has {len(src_lines)}")
+    if docids is not None:
+        ids = read_segments(Path(docids))
+        if len(ids) != len(src_lines):
+            raise TestSetError(f"{docids}: {len(ids)} lines, but {src} has {len(src_lines)}")
+    else:
+        ids = ["doc"] * len(src_lines)
+    documents: list[Document] = []
+    start = 0
+    for i in range(1, len(ids) + 1):
+        if i == len(ids) or ids[i] != ids[start]:
+            documents.append(Document(ids[start], tuple(src_lines[start:i]),
+                                      tuple(tuple(r[start:i]) for r in ref_lines)))
+            start = i
+    names = [d.name for d in documents]
+    if len(set(names)) != len(names):
+        raise TestSetError(f"{docids}: the segments of a document must be contiguous")
+    return TestSet(name or Path(src).stem, src_lang, tgt_lang, documents, Path(src).parent, {})
+
+
+def load_system_output(testset: TestSet, path: str | Path, *, document_level: bool = False) -> dict[str, list[str]]:
+    """Segments of a system output per document, for an already validated output.
+
+    A directory holds ``<doc>.txt`` per document; a single file holds every
+    segment in test-set order and is cut by the documents' segment counts
+    (so a document-level output must come as a directory).
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = doc_files(path)
+        missing = [n for n in testset.doc_names if n not in files]
+        if missing:
+            raise TestSetError(f"{path}: missing documents {', '.join(missing)}")
+        return {n: read_segments(files[n]) for n in testset.doc_names}
+    if document_level:
+        raise TestSetError(f"{path}: a document-level output must be a directory with one <doc>.txt per document")
+    lines = read_segments(path)
+    if len(lines) != testset.num_segments:
+        raise TestSetError(f"{path}: {len(lines)} lines, but the test set has {testset.num_segments} segments")
+    out, start = {}, 0
+    for doc in testset.documents:
+        out[doc.name] = lines[start:start + len(doc)]
+        start += len(doc)
+    return out
