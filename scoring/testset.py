@@ -45,7 +45,16 @@ def split_lines(text: str) -> list[str]:
 
 
 def read_segments(path: Path) -> list[str]:
-    return split_lines(Path(path).read_text(encoding="utf-8"))
+    """A file's segments; unreadable or non-UTF-8 files raise TestSetError naming the file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise TestSetError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    try:
+        return split_lines(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise TestSetError(f"{path}: invalid UTF-8 at byte {exc.start} (line {line})") from exc
 
 
 @dataclass(frozen=True)

@@ -18,19 +18,16 @@ Run from the command line::
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import io
-import json
 import math
 import os
 import re
 import stat
-import sys
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -1221,32 +1218,3 @@ def _validate_single(checker: _Checker, e: _Entry) -> None:
         message += (". Each line must translate the source segment with the same number; if this task accepts "
                     "document-level submissions, submit one <document>.txt file per document")
     out.add(ERROR, "line-count", message, e.label, None)
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def main(argv: Iterable[str] | None = None) -> int:
-    """``python -m scoring.validate TESTSET SUBMISSION``: print the report; exit 0 when accepted, 1 if not."""
-    from scoring.testset import TestSetError, load_testset
-
-    parser = argparse.ArgumentParser(prog="python -m scoring.validate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("testset", help="test-set directory (testset.json, source/, ref1/, ref2/)")
-    parser.add_argument("submission", help="a directory of <document>.txt files, or one file of all segments")
-    parser.add_argument("--document-level", action="store_true", help="accept outputs that are not line-aligned")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES)
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    try:
-        testset = load_testset(args.testset)
-    except (TestSetError, OSError, UnicodeDecodeError) as exc:
-        print(f"cannot load the test set: {exc}", file=sys.stderr)
-        return 2
-    report = validate_submission(testset, args.submission, document_level=args.document_level,
-                                 max_bytes=args.max_bytes)
-    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) if args.json else report.format_text())
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

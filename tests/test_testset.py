@@ -101,3 +101,10 @@ def test_single_file_output_is_cut_by_documents(tmp_path):
         load_system_output(ts, hyp)
     with pytest.raises(TestSetError, match="must be a directory"):
         load_system_output(ts, hyp, document_level=True)
+
+
+def test_invalid_utf8_in_testset_names_file_byte_and_line(tmp_path):
+    root = make(tmp_path)
+    (root / "ref1" / "b.txt").write_bytes(b"ok\n\xff\xfe bad\n")
+    with pytest.raises(TestSetError, match=r"ref1/b.txt: invalid UTF-8 at byte 3 \(line 2\)"):
+        load_testset(root)

@@ -1059,14 +1059,16 @@ def test_lang_scripts_and_char_script():
 
 
 def test_command_line(ts, tmp_path, capsys):
+    from scoring.cli import main
+
     sub = write_submission(tmp_path / "sub", {"doc1": DOC1_REF1, "talk.2": TALK_REF1})
-    assert V.main([str(ts.path), str(sub)]) == 0
+    assert main(["validate", str(ts.path), str(sub)]) == 0
     assert "accepted" in capsys.readouterr().out
     write_lines(sub / "doc1.txt", DOC1_REF1[:-1])
-    assert V.main([str(ts.path), str(sub), "--json"]) == 1
+    assert main(["validate", str(ts.path), str(sub), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["errors"][0]["code"] == "line-count"
-    assert V.main([str(ts.path), str(sub), "--document-level"]) == 0
-    assert V.main([str(tmp_path / "no-testset"), str(sub)]) == 2
+    assert main(["validate", str(ts.path), str(sub), "--document-level"]) == 0
+    assert main(["validate", str(tmp_path / "no-testset"), str(sub)]) == 2
 
 
 def test_scoring_stays_a_library():
