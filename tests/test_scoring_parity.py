@@ -111,3 +111,35 @@ def test_later_system_reuses_reference_cache(zhen, monkeypatch):
     names = sorted(outputs)[:3]
     scorer.score_many({n: load_system_output(testset, outputs[n]) for n in names})
     assert sorted(calls) == ["bleu", "chrf", "ter"]  # once per metric, not per system
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rescoring_computes_only_changed_lines(zhen, workers, monkeypatch):
+    _, testset, outputs = zhen
+    monkeypatch.setattr(SacrebleuScorer, "PARALLEL_THRESHOLD", 10)
+    system = sorted(outputs)[2]
+    output = load_system_output(testset, outputs[system])
+    scorer = Scorer(testset, ["bleu", "chrf", "ter"], workers=workers)
+    first = scorer.score(output, name="a").scores
+
+    computed = []
+    for key, sb in scorer._sacrebleu.items():
+        original = sb.metric._compute_segment_statistics
+        monkeypatch.setattr(sb.metric, "_compute_segment_statistics",
+                            lambda h, r, _o=original, _k=key: computed.append(_k) or _o(h, r))
+    again = scorer.score(output, name="b").scores
+    assert computed == []  # everything came from the memo, in-process or not
+    assert {k: v.value for k, v in again.items()} == {k: v.value for k, v in first.items()}
+
+    # A contrastive run that changes two lines: only those are computed, and the scores are
+    # what a fresh scorer computes from scratch.
+    doc = testset.doc_names[0]
+    changed = {d: list(lines) for d, lines in output.items()}
+    changed[doc][0] = "A completely different first line."
+    changed[doc][1] = ""
+    workers_before = len(computed)
+    contrastive = scorer.score(changed, name="c").scores
+    if workers == 1:  # in-process: the spy sees exactly the two changed lines per metric
+        assert sorted(computed[workers_before:]) == ["bleu", "bleu", "chrf", "chrf", "ter", "ter"]
+    fresh = Scorer(testset, ["bleu", "chrf", "ter"], workers=1).score(changed).scores
+    assert {k: v.value for k, v in contrastive.items()} == {k: v.value for k, v in fresh.items()}

@@ -76,13 +76,15 @@ _SHARED_REF_CACHES: dict[tuple[str, str], list] = {}
 
 
 def _segment_stats(key: str, tgt_lang: str, hyps: list[str], refs: list[list[str]] | None,
-                   cache_id: str | None, start: int) -> tuple[list, list | None]:
+                   cache_id: str | None, indices: list[int]) -> tuple[list, list | None]:
+    """Statistics of some units; with ``refs`` (first system) the chunk's reference cache too."""
     metric = make_metric(key, tgt_lang)
     if refs is not None:
         ref_cache = metric._cache_references(refs)
         returned = ref_cache
     else:
-        ref_cache = _SHARED_REF_CACHES[(cache_id, key)][start:start + len(hyps)]
+        shared = _SHARED_REF_CACHES[(cache_id, key)]
+        ref_cache = [shared[i] for i in indices]
         returned = None
     stats = [metric._compute_segment_statistics(metric._preprocess_segment(h), r)
              for h, r in zip(hyps, ref_cache)]
@@ -96,7 +98,7 @@ def _cost(text: str) -> int:
 
 
 def _chunks(hyps: Sequence[str], n_chunks: int) -> list[tuple[int, int]]:
-    """Contiguous [start, end) ranges of roughly equal estimated cost."""
+    """Contiguous [start, end) ranges of ``hyps`` of roughly equal estimated cost."""
     if not hyps:
         return []
     costs = [_cost(h) for h in hyps]
@@ -121,19 +123,26 @@ def default_workers() -> int:
 @dataclass
 class PendingStats:
     hyps: list[str]
-    futures: list
-    first: bool
+    stats: list                 # filled from the memo; None where still to compute
+    todo: list[int]             # unit indices to compute
+    futures: list               # (indices, future) per chunk sent to the pool
+    first: bool                 # the chunks also build the reference cache
 
 
 class SacrebleuScorer:
     """Scores many systems against one set of references, reusing the reference side.
 
     ``references`` holds one stream per reference, each as long as the units
-    (segments, or documents for d-BLEU) that will be scored.
+    (segments, or documents for d-BLEU) that will be scored. Statistics of a
+    (unit, hypothesis) pair already seen are remembered, so re-scoring a
+    system, or a contrastive run that shares most lines with its primary,
+    only computes what changed.
     """
 
-    #: below this many units the pool costs more than it saves
+    #: below this many units to compute, the pool costs more than it saves
     PARALLEL_THRESHOLD = 400
+    #: remembered hypotheses per unit, on average, before the memo is dropped
+    MEMO_PER_UNIT = 20
 
     def __init__(self, key: str, references: list[list[str]], tgt_lang: str = "", *,
                  workers: int | None = None, cache_id: str | None = None):
@@ -145,6 +154,8 @@ class SacrebleuScorer:
         self.workers = workers or default_workers()
         self.cache_id = cache_id or f"{id(self)}"
         self._ref_cache: list | None = None
+        self._memo: list[dict[str, list]] = [{} for _ in self.references[0]]
+        self._memo_size = 0
 
     @property
     def metric(self):
@@ -161,38 +172,56 @@ class SacrebleuScorer:
         n = len(hyps)
         if n != len(self.references[0]):
             raise ValueError(f"{self.spec.display}: {n} hypothesis lines but {len(self.references[0])} reference lines")
-        if pool is None or n < self.PARALLEL_THRESHOLD:
-            return PendingStats(hyps, [], False)
+        stats = [self._memo[i].get(h) for i, h in enumerate(hyps)]
+        todo = [i for i, st in enumerate(stats) if st is None]
+        if pool is None or len(todo) < self.PARALLEL_THRESHOLD:
+            return PendingStats(hyps, stats, todo, [], False)
         first = self._ref_cache is None and (self.cache_id, self.key) not in _SHARED_REF_CACHES
-        ranges = _chunks(hyps, self.workers * 6)
-        futures = [((a, b), pool.submit(_segment_stats, self.key, self.tgt_lang, hyps[a:b],
-                                        [s[a:b] for s in self.references] if first else None,
-                                        self.cache_id, a))
-                   for a, b in ranges]
-        return PendingStats(hyps, futures, first)
+        futures = []
+        for a, b in _chunks([hyps[i] for i in todo], self.workers * 6):
+            indices = todo[a:b]
+            refs = [[s[i] for i in indices] for s in self.references] if first else None
+            futures.append((indices, pool.submit(_segment_stats, self.key, self.tgt_lang,
+                                                 [hyps[i] for i in indices], refs, self.cache_id, indices)))
+        return PendingStats(hyps, stats, todo, futures, first)
 
     def collect(self, pending: PendingStats, progress: Callable[[int], None] | None = None) -> list:
+        stats, hyps = pending.stats, pending.hyps
+        if progress and len(pending.todo) < len(hyps):
+            progress(len(hyps) - len(pending.todo))
         if not pending.futures:
             if self._ref_cache is None:
                 self._ref_cache = self.metric._cache_references(self.references)
+                _SHARED_REF_CACHES[(self.cache_id, self.key)] = self._ref_cache
             metric = self.metric
-            stats = [metric._compute_segment_statistics(metric._preprocess_segment(h), r)
-                     for h, r in zip(pending.hyps, self._ref_cache)]
-            if progress:
-                progress(len(stats))
-            return stats
-        stats, caches = [], []
-        for (a, b), fut in pending.futures:
-            chunk_stats, chunk_cache = fut.result()
-            stats.extend(chunk_stats)
-            if pending.first:
-                caches.extend(chunk_cache)
-            if progress:
-                progress(b - a)
-        if pending.first:
-            self._ref_cache = caches
-            _SHARED_REF_CACHES[(self.cache_id, self.key)] = caches
+            for i in pending.todo:
+                stats[i] = metric._compute_segment_statistics(metric._preprocess_segment(hyps[i]),
+                                                              self._ref_cache[i])
+            if progress and pending.todo:
+                progress(len(pending.todo))
+        else:
+            caches = []
+            for indices, fut in pending.futures:
+                chunk_stats, chunk_cache = fut.result()
+                for i, st in zip(indices, chunk_stats):
+                    stats[i] = st
+                if pending.first:
+                    caches.extend(chunk_cache)
+                if progress:
+                    progress(len(indices))
+            if pending.first:  # the first system's chunks cover every unit, in order
+                self._ref_cache = caches
+                _SHARED_REF_CACHES[(self.cache_id, self.key)] = caches
+        self._remember(hyps, stats, pending.todo)
         return stats
+
+    def _remember(self, hyps: list[str], stats: list, todo: list[int]) -> None:
+        if self._memo_size + len(todo) > self.MEMO_PER_UNIT * max(1, len(hyps)):
+            self._memo = [{} for _ in hyps]
+            self._memo_size = 0
+        for i in todo:
+            self._memo[i][hyps[i]] = stats[i]
+        self._memo_size += len(todo)
 
     def score_from_stats(self, stats: list) -> Score:
         metric = self.metric
@@ -212,6 +241,7 @@ class SacrebleuScorer:
 
 def make_pool(workers: int) -> ProcessPoolExecutor | None:
     """A process pool of forked workers (None when one worker is asked for or fork is unavailable)."""
-    if workers <= 1 or "fork" not in mp.get_all_start_methods():
+    if workers <= 1 or "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
+        # Daemonic processes (some job-queue workers) may not have children: score in-process.
         return None
     return ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("fork"))
