@@ -106,6 +106,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--segments", type=int, default=16700)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "scoring")
+    parser.add_argument("--no-comet", action="store_true", help="skip the COMET reuse measurement")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     ts = generate(args.out, args.segments)
@@ -135,6 +136,17 @@ def main() -> None:
     ours_b = time.perf_counter() - t0
     print(f"later system:  sacrebleu CLI {cli_b:7.1f} s   enface {ours_b:7.1f} s   ratio {ours_b / cli_b:.2f}x"
           "   (references cached)")
+    t0 = time.perf_counter()
+    scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB-again")
+    print(f"re-scoring:    enface {time.perf_counter() - t0:7.1f} s   ratio {(time.perf_counter() - t0) / cli_b:.3f}x"
+          "   (segment statistics remembered)")
+
+    if not args.no_comet:
+        # COMET: comet's per-system path vs encoding sources/references once, same model, on CPU.
+        print("COMET multi-system reuse (bench/comet_reuse.py, 3 systems x 100 segments, CPU):")
+        _, out = timed([py, str(ROOT / "bench" / "comet_reuse.py"), "--systems", "3", "--segments", "100",
+                        "--device", "cpu"])
+        print("  " + out.strip().replace("\n", "\n  "))
 
 
 if __name__ == "__main__":

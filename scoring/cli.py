@@ -153,10 +153,10 @@ def cmd_score(args) -> int:
         outputs[path] = load_system_output(testset, path, document_level=report.document_level)
         doc_level[path] = report.document_level
 
-    scorer = Scorer(testset, args.metrics, workers=args.workers, comet_model=args.comet_model,
-                    comet_batch_size=args.comet_batch_size, comet_device=args.comet_device,
-                    progress=_progress_printer())
-    results = scorer.score_many(outputs, document_level=doc_level)
+    with Scorer(testset, args.metrics, workers=args.workers, comet_model=args.comet_model,
+                comet_batch_size=args.comet_batch_size, comet_device=args.comet_device,
+                progress=_progress_printer()) as scorer:
+        results = scorer.score_many(outputs, document_level=doc_level)
 
     significance = None
     if args.paired_bs or args.paired_ar:

@@ -68,6 +68,7 @@ class Scorer:
         self.comet_batch_size = comet_batch_size
         self.comet_device = comet_device
         self._comet = None
+        self._pool = None
         cache_id = _fingerprint(testset)
         self._sacrebleu: dict[str, SacrebleuScorer] = {}
         for key in self.metrics:
@@ -141,20 +142,33 @@ class Scorer:
             if self.progress:
                 self.progress(result.name, done, total)
 
-        # One pool per system: forked after the previous system published its reference caches.
-        pool = make_pool(self.workers) if len(segments) >= SacrebleuScorer.PARALLEL_THRESHOLD else None
-        try:
-            # Longest work first (TER), so the cores stay busy to the end.
-            order = sorted(runnable, key=lambda k: k != "ter")
-            pending = {k: self._sacrebleu[k].submit(documents if SACREBLEU_METRICS[k].document_level else segments,
-                                                    pool) for k in order}
-            for key in order:
-                stats = self._sacrebleu[key].collect(pending[key], tick)
-                result.stats[key] = stats
-                result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
-        finally:
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
+        pool = self._worker_pool() if len(segments) >= SacrebleuScorer.PARALLEL_THRESHOLD else None
+        # Longest work first (TER), so the cores stay busy to the end.
+        order = sorted(runnable, key=lambda k: k != "ter")
+        pending = {k: self._sacrebleu[k].submit(documents if SACREBLEU_METRICS[k].document_level else segments,
+                                                pool) for k in order}
+        for key in order:
+            stats = self._sacrebleu[key].collect(pending[key], tick)
+            result.stats[key] = stats
+            result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
+
+    def _worker_pool(self):
+        # Kept for the scorer's life: each worker holds the reference statistics of its units.
+        if self._pool is None:
+            self._pool = make_pool(self.workers)
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the worker processes (they hold this test set's reference statistics)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def _score_comet(self, results: dict[str, SystemScores], by_doc: dict[str, dict[str, list[str]]],
                      document_level: Mapping[str, bool]) -> None:

@@ -143,3 +143,31 @@ def test_rescoring_computes_only_changed_lines(zhen, workers, monkeypatch):
         assert sorted(computed[workers_before:]) == ["bleu", "bleu", "chrf", "chrf", "ter", "ter"]
     fresh = Scorer(testset, ["bleu", "chrf", "ter"], workers=1).score(changed).scores
     assert {k: v.value for k, v in contrastive.items()} == {k: v.value for k, v in fresh.items()}
+
+
+def test_workers_keep_their_references_between_systems(zhen, monkeypatch):
+    """References travel to a worker once; later systems send hypotheses only."""
+    from scoring.metrics.sacrebleu_metrics import WorkerPool
+
+    _, testset, outputs = zhen
+    monkeypatch.setattr(SacrebleuScorer, "PARALLEL_THRESHOLD", 10)
+    sent = []
+    original = WorkerPool.submit
+
+    def spy(self, slot, fn, key, tgt_lang, cache_id, indices, hyps, new_refs):
+        sent.append((key, slot % len(self), len(indices), 0 if new_refs is None else len(new_refs[0])))
+        return original(self, slot, fn, key, tgt_lang, cache_id, indices, hyps, new_refs)
+
+    monkeypatch.setattr(WorkerPool, "submit", spy)
+    names = sorted(outputs)[:3]
+    with Scorer(testset, ["bleu", "chrf"], workers=2) as scorer:
+        results = scorer.score_many({n: load_system_output(testset, outputs[n]) for n in names})
+    per_system = len(sent) // 3
+    first, later = sent[:per_system], sent[per_system:]
+    assert sum(n_refs for *_, n_refs in first) == 2 * testset.num_segments  # every unit once per metric
+    assert all(n_refs == 0 for *_, n_refs in later)
+    assert {slot for _, slot, _, _ in sent} == {0, 1}
+    single = Scorer(testset, ["bleu", "chrf"], workers=1)
+    for n in names:
+        alone = single.score(load_system_output(testset, outputs[n])).scores
+        assert {k: v.value for k, v in alone.items()} == {k: v.value for k, v in results[n].scores.items()}

@@ -205,17 +205,35 @@ def _encoder_name(ckpt: Path) -> str | None:
         return None
 
 
+_TOKENIZER_FILES = ("tokenizer.json", "sentencepiece.bpe.model")
+
+
 def _encoder_missing(encoder: str) -> bool:
-    """True when the encoder's config cannot be found offline (local dir or local Hugging Face cache)."""
+    """True when the encoder's config or tokenizer cannot be found offline (local dir or local HF cache)."""
     path = Path(encoder).expanduser()
     if path.exists():
-        return not (path / "config.json").is_file() if path.is_dir() else False
+        if not path.is_dir():
+            return False
+        return not (path / "config.json").is_file() or not any((path / f).is_file() for f in _TOKENIZER_FILES)
     try:
         from huggingface_hub import try_to_load_from_cache
 
-        return not isinstance(try_to_load_from_cache(encoder, "config.json"), str)
+        def cached(name: str) -> bool:
+            return isinstance(try_to_load_from_cache(encoder, name), str)
+
+        return not cached("config.json") or not any(cached(f) for f in _TOKENIZER_FILES)
     except Exception:  # noqa: BLE001 - an invalid id is missing too
         return True
+
+
+def _raised_in(exc: BaseException, *packages: str) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if any(f"{os.sep}{p}{os.sep}" in filename for p in packages):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _encoder_hint(encoder: str) -> str:
@@ -247,7 +265,7 @@ def _load_model(ckpt: Path):
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         reason = f"{type(exc).__name__}: {first}"
-        if isinstance(exc, OSError) and encoder and encoder in str(exc):
+        if encoder and _raised_in(exc, "transformers", "tokenizers"):
             hint = _encoder_hint(encoder)
         else:
             hint = "The file is corrupt, truncated, or not a COMET checkpoint. " + HOW_TO_FIX
