@@ -180,25 +180,43 @@ def test_corrupt_checkpoint_is_unavailable(model_dir, tmp_path):
         assert err.value.__cause__ is not None  # the original error stays available for debugging
 
 
+def _copy_with_encoder(model_dir: Path, dst: Path, encoder: str) -> Path:
+    """A copy of the model whose checkpoint (and hparams.yaml) name another pretrained_model."""
+    import torch
+
+    shutil.copytree(model_dir, dst)
+    ckpt = dst / "checkpoints" / "model.ckpt"
+    state = torch.load(ckpt, weights_only=True)
+    state["hyper_parameters"]["pretrained_model"] = encoder
+    torch.save(state, ckpt)
+    hparams = dst / "hparams.yaml"
+    hparams.write_text(re.sub(r"pretrained_model: .*", f"pretrained_model: {encoder}", hparams.read_text()))
+    return dst
+
+
 def test_missing_encoder_files_is_unavailable(model_dir, tmp_path, monkeypatch):
     """The real wmt22-comet-da names `xlm-roberta-large`; without it in the local cache, say so."""
-    import torch
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty-home"))
-    bad = tmp_path / "needs-xlmr"
-    shutil.copytree(model_dir, bad)
-    ckpt = bad / "checkpoints" / "model.ckpt"
-    state = torch.load(ckpt, weights_only=True)
-    state["hyper_parameters"]["pretrained_model"] = "xlm-roberta-large"
-    torch.save(state, ckpt)
-    hparams = bad / "hparams.yaml"
-    hparams.write_text(re.sub(r"pretrained_model: .*", "pretrained_model: xlm-roberta-large", hparams.read_text()))
+    bad = _copy_with_encoder(model_dir, tmp_path / "needs-xlmr", "xlm-roberta-large")
     with pytest.raises(CometUnavailable) as err:
         CometScorer(str(bad), device="cpu")
-    assert "'xlm-roberta-large'" in str(err.value)
-    assert "Hugging Face cache" in str(err.value)
+    msg = str(err.value)
+    assert "encoder files not found" in msg and "'xlm-roberta-large'" in msg and "Hugging Face cache" in msg
+
+
+def test_broken_encoder_files_is_unavailable(model_dir, tmp_path):
+    encoder = tmp_path / "encoder"
+    shutil.copytree(model_dir / "encoder", encoder)
+    bad = _copy_with_encoder(model_dir, tmp_path / "m", str(encoder))
+    (encoder / "tokenizer.json").unlink()
+    with pytest.raises(CometUnavailable, match="encoder files not found"):
+        CometScorer(str(bad), device="cpu")
+    (encoder / "tokenizer.json").write_text("{ not json")  # present, so only loading finds out
+    with pytest.raises(CometUnavailable) as err:
+        CometScorer(str(bad), device="cpu")
+    assert "tokenizer and config of its encoder" in str(err.value) and "corrupt" not in str(err.value)
 
 
 # ----------------------------------------------------------------------------- scoring

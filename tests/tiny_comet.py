@@ -40,7 +40,16 @@ def synthetic_sentences(n: int, seed: int = 0, min_len: int = 3, max_len: int = 
 
 
 def _build_tokenizer(encoder_dir: Path, vocab_size: int) -> int:
-    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import (
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
     from transformers import XLMRobertaTokenizerFast
 
     tok = Tokenizer(models.Unigram())
