@@ -6,9 +6,10 @@ PIP    := $(PY) -m pip
 # torch: take the CPU build (a plain `torch` pulls a multi-GB CUDA build).
 TORCH  ?= torch==2.13.0
 ENFACE_DATA_DIR ?= instance
+PORT   ?= 8000
 export ENFACE_DATA_DIR
 
-.PHONY: venv install test lint demo bench clean
+.PHONY: venv install test lint demo demo-cli bench clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,9 +27,16 @@ test: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 
+# Migrates a SQLite database under $(ENFACE_DATA_DIR), imports the demo task, creates demo
+# users, submits the demo systems the way a team does, and serves on 127.0.0.1:$(PORT).
 demo: $(VENV)/.installed
-	$(PY) -m scoring validate data/demo/testset data/demo/systems/broken-mt
-	$(PY) -m scoring score data/demo/testset data/demo/systems/* -m bleu chrf ter dbleu --paired-bs
+	$(VENV)/bin/enface demo --host 127.0.0.1 --port $(PORT)
+
+# The scoring library alone, on the command line.
+demo-cli: $(VENV)/.installed
+	-$(PY) -m scoring validate data/demo/testset data/demo/systems/broken-mt
+	$(PY) -m scoring score data/demo/testset data/demo/systems/strong-mt data/demo/systems/literal-mt \
+	    data/demo/systems/weak-mt -m bleu chrf ter dbleu --paired-bs
 
 bench: $(VENV)/.installed
 	$(PY) bench/scoring.py

@@ -1,0 +1,172 @@
+"""Enface's web platform: a Flask app factory, one blueprint per feature.
+
+``create_app(config)`` has no side effects until called; ``wsgi.py`` and
+``enface serve`` call it (gunicorn: ``gunicorn "enface:create_app()"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .config import Config
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+__all__ = ["create_app", "Config"]
+
+
+def create_app(config: Config | dict | None = None) -> Flask:
+    """Build the app. ``config``: a :class:`Config` (e.g. ``TestConfig.for_dir(...)``), a dict of overrides
+    on top of the environment, or None for the environment alone."""
+    if isinstance(config, Config):
+        cfg = config
+    elif isinstance(config, type) and issubclass(config, Config):
+        cfg = config.from_env()
+    else:
+        cfg = Config.from_env(**(config or {}))
+    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    app.config.from_mapping(cfg.finalize())
+    data_dir = Path(app.config["DATA_DIR"])
+    (data_dir / "uploads" / "tmp").mkdir(parents=True, exist_ok=True)
+
+    if app.config.get("PROXY_FIX"):
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
+
+    from .extensions import csrf, db, limiter, login_manager
+    from .jobs import celery_init_app
+
+    db.init_app(app)
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.login"
+    login_manager.login_message = "Log in to see this page."
+    login_manager.login_message_category = "info"
+    csrf.init_app(app)
+    limiter.init_app(app)
+    celery_init_app(app)
+
+    @login_manager.user_loader
+    def _load_user(user_id: str):
+        from .services.accounts import load_user_from_session
+
+        return load_user_from_session(user_id)
+
+    from .admin import bp as admin_bp
+    from .api import bp as api_bp
+    from .auth import bp as auth_bp
+    from .leaderboard import bp as leaderboard_bp
+    from .submissions import bp as submissions_bp
+    from .teams import bp as teams_bp
+
+    app.register_blueprint(submissions_bp)
+    app.register_blueprint(auth_bp, url_prefix="/auth")
+    app.register_blueprint(teams_bp, url_prefix="/team")
+    app.register_blueprint(leaderboard_bp, url_prefix="/leaderboard")
+    app.register_blueprint(admin_bp, url_prefix="/admin")
+    app.register_blueprint(api_bp, url_prefix="/api/v1")
+    csrf.exempt(api_bp)   # the API authenticates with bearer tokens, never with the session cookie
+    from .annotate import bp as annotate_bp
+    from .campaigns import bp as campaigns_bp
+
+    app.register_blueprint(campaigns_bp, url_prefix="/campaigns")
+    app.register_blueprint(annotate_bp, url_prefix="/annotate")   # session + CSRF header, like the forms
+
+    _register_errors(app)
+    _register_template_helpers(app)
+
+    @app.after_request
+    def _security_headers(response):
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response
+
+    @app.get("/healthz")
+    def healthz():
+        from sqlalchemy import text
+
+        db.session.execute(text("SELECT 1"))
+        return {"ok": True}
+
+    return app
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def _register_errors(app: Flask) -> None:
+    from flask_wtf.csrf import CSRFError
+
+    from .services import ServiceError
+
+    def api_error(code: str, message: str, status: int, details=None):
+        return jsonify({"error": {"code": code, "message": message, "details": details or {}}}), status
+
+    @app.errorhandler(ServiceError)
+    def _service_error(exc: ServiceError):
+        if _wants_json():
+            return api_error(exc.code, exc.message, exc.status, exc.details)
+        return render_template("error.html", status=exc.status, title="Refused", message=exc.message), exc.status
+
+    @app.errorhandler(CSRFError)
+    def _csrf_error(exc):
+        message = "the form expired or did not come from this site; reload the page and try again"
+        if _wants_json():
+            return api_error("csrf", message, 400)
+        return render_template("error.html", status=400, title="Form rejected", message=message), 400
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        status = exc.code or 500
+        codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                 405: "method_not_allowed", 413: "too_large", 429: "rate_limited"}
+        message = exc.description or exc.name
+        if status == 413:
+            message = (f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB")
+        if _wants_json():
+            resp = api_error(codes.get(status, "http_error"), message, status)
+            return resp
+        return render_template("error.html", status=status, title=exc.name, message=message), status
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        if _wants_json():
+            return api_error("internal", "an internal error occurred; it has been logged", 500)
+        return render_template("error.html", status=500, title="Internal error",
+                               message="Something went wrong on our side; it has been logged."), 500
+
+
+def _register_template_helpers(app: Flask) -> None:
+    from datetime import datetime
+
+    @app.template_filter("dt")
+    def _dt(value: datetime | None) -> str:
+        return value.strftime("%Y-%m-%d %H:%M UTC") if value else "—"
+
+    @app.template_filter("score")
+    def _score(value) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    @app.template_filter("filesize")
+    def _filesize(n: int) -> str:
+        for unit in ("bytes", "KiB", "MiB", "GiB"):
+            if n < 1024 or unit == "GiB":
+                return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+            n /= 1024
+        return str(n)
+
+    @app.context_processor
+    def _globals():
+        from flask_login import current_user
+
+        return {"current_user": current_user, "now": g.get("now")}

@@ -1,0 +1,156 @@
+from flask import current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy import func, select
+
+from ..auth.forms import EmptyForm
+from ..extensions import db
+from ..models import STATES, Submission, Team, User, utcnow
+from ..services import NotFound, ServiceError, accounts
+from ..services import submissions as subs
+from ..services import testsets as testsets_svc
+from ..services.pipeline import sweep
+from ..services.uploads import discard, receive
+from . import bp
+from .forms import ImportForm, RoleForm, SettingsForm
+
+
+@bp.get("/")
+def index():
+    counts = dict(db.session.execute(select(Submission.state, func.count()).group_by(Submission.state)).all())
+    recent = db.session.scalars(select(Submission).order_by(Submission.id.desc()).limit(30)).all()
+    return render_template("admin/index.html", testsets=testsets_svc.list_testsets(), counts=counts, states=STATES,
+                           recent=recent, action_form=EmptyForm(), now=utcnow())
+
+
+@bp.route("/testsets/import", methods=["GET", "POST"])
+def import_testset():
+    form = ImportForm()
+    if form.validate_on_submit():
+        files = []
+        try:
+            files = receive([request.files.get("archive")])
+            if len(files) != 1:
+                raise ServiceError("no_files", "choose the zip of the test set", 400)
+            ts = testsets_svc.import_testset_zip(files[0].temp_path, form.task.data,
+                                                 current_app.config["MAX_UNZIPPED_BYTES"])
+        except ServiceError as exc:
+            flash(exc.message, "error")
+            return render_template("admin/import.html", form=form), exc.status
+        finally:
+            discard(files)
+        flash(f"Imported {ts.name}: {ts.num_documents} documents, {ts.num_segments} segments, "
+              f"{ts.num_refs} references. It is open with no deadline.", "success")
+        return redirect(url_for("admin.testset", testset_id=ts.id))
+    return render_template("admin/import.html", form=form), 400 if request.method == "POST" else 200
+
+
+@bp.route("/testsets/<int:testset_id>", methods=["GET", "POST"])
+def testset(testset_id: int):
+    ts = testsets_svc.get_testset(testset_id)
+    form = SettingsForm(obj=None if request.method == "POST" else _settings_obj(ts))
+    if form.validate_on_submit():
+        try:
+            testsets_svc.update_settings(ts, opens_at=form.opens_at.data, deadline=form.deadline.data,
+                                         quota_per_day=form.quota_per_day.data, quota_total=form.quota_total.data,
+                                         document_level_allowed=form.document_level_allowed.data,
+                                         released=form.released.data, references_public=form.references_public.data,
+                                         description=form.description.data)
+        except ServiceError as exc:
+            flash(exc.message, "error")
+        else:
+            flash("Settings saved.", "success")
+            return redirect(url_for("admin.testset", testset_id=ts.id))
+    submissions = db.session.scalars(select(Submission).where(Submission.testset_id == ts.id)
+                                     .order_by(Submission.id.desc())).all()
+    return render_template("admin/testset.html", ts=ts, form=form, submissions=submissions,
+                           action_form=EmptyForm(), now=utcnow())
+
+
+class _Obj:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _settings_obj(ts):
+    def naive(d):
+        return d.replace(tzinfo=None) if d else None
+
+    return _Obj(opens_at=naive(ts.opens_at), deadline=naive(ts.deadline), quota_per_day=ts.quota_per_day,
+                quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed, released=ts.released,
+                references_public=ts.references_public, description=ts.description)
+
+
+@bp.post("/testsets/<int:testset_id>/rescore")
+def rescore_testset(testset_id: int):
+    ts = testsets_svc.get_testset(testset_id)
+    if EmptyForm().validate_on_submit():
+        n = subs.rescore_testset(current_user, ts, who=current_user.email)
+        flash(f"{n} submission{'s' if n != 1 else ''} queued for re-scoring.", "success")
+    return redirect(url_for("admin.testset", testset_id=ts.id))
+
+
+@bp.post("/submissions/<int:submission_id>/rescore")
+def rescore(submission_id: int):
+    sub = db.session.get(Submission, submission_id)
+    if sub is None:
+        raise NotFound("submission")
+    if EmptyForm().validate_on_submit():
+        try:
+            subs.rescore(current_user, sub, who=current_user.email)
+        except ServiceError as exc:
+            flash(exc.message, "error")
+        else:
+            flash(f"Submission #{sub.id} queued for re-scoring.", "success")
+    return redirect(request.form.get("back") == "testset" and url_for("admin.testset", testset_id=sub.testset_id)
+                    or url_for("submissions.detail", submission_id=sub.id))
+
+
+@bp.post("/sweep")
+def sweep_now():
+    if EmptyForm().validate_on_submit():
+        done = sweep()
+        flash(f"Sweeper: {len(done)} submission{'s' if len(done) != 1 else ''} requeued or given up.", "info")
+    return redirect(url_for("admin.index"))
+
+
+@bp.get("/users")
+def users():
+    all_users = db.session.scalars(select(User).order_by(User.id)).all()
+    teams = db.session.scalars(select(Team).order_by(Team.name)).all()
+    return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
+                           role_form=RoleForm(), reset_link=None)
+
+
+@bp.post("/users/<int:user_id>/reset-link")
+def reset_link(user_id: int):
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound("user")
+    if not EmptyForm().validate_on_submit():
+        return redirect(url_for("admin.users"))
+    link = url_for("auth.reset", token=accounts.make_reset_token(user), _external=True)
+    all_users = db.session.scalars(select(User).order_by(User.id)).all()
+    teams = db.session.scalars(select(Team).order_by(Team.name)).all()
+    return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
+                           role_form=RoleForm(), reset_link=link, reset_user=user)
+
+
+@bp.post("/users/<int:user_id>/role")
+def set_role(user_id: int):
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound("user")
+    form = RoleForm()
+    if form.validate_on_submit():
+        if user.id == current_user.id:
+            flash("You cannot change your own role.", "error")
+        elif user.role == "admin" and current_user.role != "admin":
+            flash("Only an admin can change an admin's role.", "error")
+        elif form.role.data == "admin" and current_user.role != "admin":
+            flash("Only an admin can make admins.", "error")
+        else:
+            with db.write():
+                db.session.merge(user).role = form.role.data
+            flash(f"{user.email} is now {form.role.data}.", "success")
+    return redirect(url_for("admin.users"))
+

@@ -1,0 +1,196 @@
+"""Annotator pages (``/annotate/``) and the annotation API (``/annotate/api/items/<id>``).
+
+The API speaks JSON only, errors included (``{"error": {"code", "message", "details"}}``
+with a 4xx status), authenticates with the session cookie and so requires the CSRF
+token in the ``X-CSRFToken`` header on every change.
+"""
+
+from __future__ import annotations
+
+from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from ..campaigns import services as svc
+from ..extensions import limiter
+from ..services import ServiceError, accounts
+from . import bp
+
+MAX_JSON_BYTES = 64 * 1024
+
+
+def _is_api() -> bool:
+    return request.path.startswith("/annotate/api/")
+
+
+def _json_error(code: str, message: str, status: int, details=None):
+    return jsonify({"error": {"code": code, "message": message, "details": details or {}}}), status
+
+
+@bp.errorhandler(ServiceError)
+def _service_error(exc: ServiceError):
+    if _is_api():
+        return _json_error(exc.code, exc.message, exc.status, exc.details)
+    title = {404: "Not found", 410: "Gone"}.get(exc.status, "Refused")
+    return render_template("error.html", status=exc.status, title=title, message=exc.message), exc.status
+
+
+@bp.errorhandler(CSRFError)
+def _csrf_error(exc):
+    message = "the request did not carry this page's CSRF token; reload the page and try again"
+    if _is_api():
+        return _json_error("csrf", message, 400)
+    return render_template("error.html", status=400, title="Form rejected", message=message), 400
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(exc: HTTPException):
+    if not _is_api():
+        return render_template("error.html", status=exc.code, title=exc.name,
+                               message=exc.description or exc.name), exc.code or 500
+    codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+             405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type", 429: "rate_limited"}
+    return _json_error(codes.get(exc.code or 500, "http_error"), exc.description or exc.name, exc.code or 500)
+
+
+def _api_user():
+    if not current_user.is_authenticated:
+        raise ServiceError("unauthorized", "log in to annotate", 401)
+    return current_user._get_current_object()
+
+
+def _json_body(required: bool = True):
+    if request.content_length is not None and request.content_length > MAX_JSON_BYTES:
+        raise ServiceError("too_large", f"the request body is larger than {MAX_JSON_BYTES} bytes", 413)
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_JSON_BYTES:
+        raise ServiceError("too_large", f"the request body is larger than {MAX_JSON_BYTES} bytes", 413)
+    if not raw.strip():
+        if required:
+            raise ServiceError("invalid_json", "the request needs a JSON body", 400)
+        return {}
+    body = request.get_json(silent=True, force=True)
+    if body is None:
+        raise ServiceError("invalid_json", "the request body is not valid JSON", 400)
+    return body
+
+
+# --------------------------------------------------------------------------- pages
+
+
+@bp.get("/")
+@login_required
+def index():
+    assignments = svc.annotator_assignments(current_user)
+    campaigns = {}
+    for a in assignments:
+        campaigns.setdefault(a.campaign_id, {"campaign": a.item.campaign, "items": []})["items"].append(a)
+    waiting = [c for c in svc.annotator_campaigns(current_user) if c.state == "draft"]
+    return render_template("annotate/index.html", groups=list(campaigns.values()), waiting=waiting)
+
+
+@bp.get("/item/<public_id>")
+@login_required
+def item(public_id: str):
+    asg = svc.get_assignment(current_user, public_id)
+    own = asg.annotator.user_id == current_user.id
+    state = svc.item_state(asg, readonly=not own)
+    resp = current_app.make_response(render_template("annotate/item.html", state=state, own=own))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+# --------------------------------------------------------------------------- invites
+
+
+def _register_limit() -> str:
+    return current_app.config.get("REGISTER_RATE_LIMIT", "5 per minute")
+
+
+@bp.route("/join/<secret>", methods=["GET", "POST"])
+@limiter.limit(_register_limit, methods=["POST"])
+def join(secret: str):
+    inv = svc.invite_from_secret(secret)
+    campaign = svc.get_campaign(inv.campaign_id)
+    if current_user.is_authenticated:
+        if request.method == "POST":
+            svc.accept_invite(secret, current_user._get_current_object())
+            flash(f"You are an annotator in “{campaign.name}”.", "success")
+            return redirect(url_for("annotate.index"))
+        return render_template("annotate/join.html", campaign=campaign, form={}, errors={})
+    form = {k: request.form.get(k, "") for k in ("name", "email")}
+    errors: dict[str, str] = {}
+    if request.method == "POST":
+        password, confirm = request.form.get("password", ""), request.form.get("confirm", "")
+        if password != confirm:
+            errors["confirm"] = "the passwords differ"
+        else:
+            try:
+                user = accounts.create_user(form["email"], password, role="annotator", name=form["name"])
+            except ServiceError as exc:
+                errors[exc.details.get("field", "email") if isinstance(exc.details, dict) else "email"] = exc.message
+            else:
+                login_user(user)
+                svc.accept_invite(secret, user)
+                flash(f"Welcome! You are an annotator in “{campaign.name}”.", "success")
+                return redirect(url_for("annotate.index"))
+    status = 400 if errors else 200
+    return render_template("annotate/join.html", campaign=campaign, form=form, errors=errors), status
+
+
+# --------------------------------------------------------------------------- the JSON API
+
+
+@bp.get("/api/items/<public_id>")
+def api_item(public_id: str):
+    user = _api_user()
+    asg = svc.get_assignment(user, public_id)
+    resp = jsonify(svc.item_state(asg, readonly=asg.annotator.user_id != user.id))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.put("/api/items/<public_id>/marks/<uuid>")
+def api_put_mark(public_id: str, uuid: str):
+    user = _api_user()
+    mark, changed = svc.save_mark(user, public_id, uuid, _json_body())
+    return jsonify({"mark": mark, "changed": changed}), 200
+
+
+@bp.delete("/api/items/<public_id>/marks/<uuid>")
+def api_delete_mark(public_id: str, uuid: str):
+    user = _api_user()
+    return jsonify({"mark": svc.delete_mark(user, public_id, uuid, _json_body(required=False))})
+
+
+@bp.post("/api/items/<public_id>/progress")
+def api_progress(public_id: str):
+    user = _api_user()
+    return jsonify(svc.save_progress(user, public_id, _json_body()))
+
+
+@bp.post("/api/items/<public_id>/finish")
+def api_finish(public_id: str):
+    user = _api_user()
+    return jsonify(svc.finish(user, public_id))
+
+
+# --------------------------------------------------------------------------- the site's navigation
+
+
+@bp.app_context_processor
+def _navigation():
+    """``mqm_nav()`` for base.html: which MQM links the current user gets (one query, once per request)."""
+    from flask import g
+
+    def mqm_nav() -> dict:
+        if "_mqm_nav" not in g:
+            nav = {"annotate": False, "campaigns": False}
+            if current_user.is_authenticated:
+                nav["campaigns"] = current_user.is_organizer
+                nav["annotate"] = current_user.role == "annotator" or svc.is_annotator(current_user)
+            g._mqm_nav = nav
+        return g._mqm_nav
+
+    return {"mqm_nav": mqm_nav}

@@ -1,0 +1,39 @@
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, EmailField, PasswordField, StringField
+from wtforms.validators import DataRequired, EqualTo, Length
+
+from ..forms import EmptyForm
+
+
+class LoginForm(FlaskForm):
+    email = EmailField("E-mail", validators=[DataRequired(), Length(max=254)])
+    password = PasswordField("Password", validators=[DataRequired(), Length(max=1024)])
+    remember = BooleanField("Keep me logged in")
+
+
+class RegisterForm(FlaskForm):
+    name = StringField("Your name", validators=[Length(max=100)])
+    email = EmailField("E-mail", validators=[DataRequired(), Length(max=254)])
+    password = PasswordField("Password (at least 10 characters)", validators=[DataRequired(), Length(max=1024)])
+    confirm = PasswordField("Repeat the password",
+                            validators=[DataRequired(), EqualTo("password", message="the passwords differ")])
+
+
+class PasswordForm(FlaskForm):
+    current_password = PasswordField("Current password", validators=[DataRequired()])
+    password = PasswordField("New password (at least 10 characters)", validators=[DataRequired(), Length(max=1024)])
+    confirm = PasswordField("Repeat the new password",
+                            validators=[DataRequired(), EqualTo("password", message="the passwords differ")])
+
+
+class ResetForm(FlaskForm):
+    password = PasswordField("New password (at least 10 characters)", validators=[DataRequired(), Length(max=1024)])
+    confirm = PasswordField("Repeat the new password",
+                            validators=[DataRequired(), EqualTo("password", message="the passwords differ")])
+
+
+class TokenForm(FlaskForm):
+    name = StringField("Token name (e.g. the machine it is for)", validators=[Length(max=100)])
+
+
+__all__ = ["EmptyForm", "LoginForm", "RegisterForm", "PasswordForm", "ResetForm", "TokenForm"]

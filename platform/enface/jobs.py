@@ -1,0 +1,121 @@
+"""Celery: validation and scoring on the ``cpu`` queue, COMET on the ``gpu`` queue.
+
+The embedded default needs nothing installed: a SQLite broker
+(``sqla+sqlite:///<data_dir>/broker.sqlite``) and result backend, and a worker
+that ``enface serve`` starts beside gunicorn. Scale out with
+``ENFACE_BROKER_URL=redis://...`` and more workers::
+
+    celery -A enface.worker worker -Q cpu          # CPU hosts
+    celery -A enface.worker worker -Q gpu -c 1     # GPU hosts (ENFACE_COMET_MODEL set)
+
+Workers ack late with a prefetch of one, so a job is taken only when a
+process is free. The SQLite transport never redelivers a message whose
+worker died, and other brokers may not either before a long timeout: the
+sweeper (:func:`enface.services.pipeline.sweep`, run by ``enface serve``
+every minute, by ``enface sweep``, or as the ``enface.sweep`` task) requeues
+any submission without a heartbeat.
+
+Tasks only carry a submission id; the state lives in the database.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import Celery, Task, shared_task
+from celery.signals import worker_process_init
+from flask import Flask
+
+log = logging.getLogger(__name__)
+
+QUEUES = {"validate": ("enface.validate_submission", "cpu"),
+          "score": ("enface.score_submission", "cpu"),
+          "comet": ("enface.comet_submission", "gpu")}
+
+
+def celery_init_app(app: Flask) -> Celery:
+    """A Celery app bound to ``app``: every task runs inside an app context (Flask's documented pattern)."""
+
+    class FlaskTask(Task):
+        def __call__(self, *args, **kwargs):
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    celery = Celery(app.name, task_cls=FlaskTask, set_as_current=False)
+    broker = app.config["CELERY_BROKER_URL"]
+    backend = app.config["CELERY_RESULT_BACKEND"]
+    conf = {
+        "broker_url": broker,
+        "result_backend": backend,
+        "task_ignore_result": True,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "worker_prefetch_multiplier": 1,
+        "task_default_queue": "cpu",
+        "task_routes": {name: {"queue": queue} for name, queue in QUEUES.values()} | {
+            "enface.sweep": {"queue": "cpu"}},
+        "task_always_eager": app.config.get("JOBS") == "eager",
+        "task_eager_propagates": False,
+        "broker_connection_retry_on_startup": True,
+        "worker_hijack_root_logger": False,
+        "beat_schedule": {"sweep": {"task": "enface.sweep", "schedule": max(10, app.config["SWEEP_EVERY_SECONDS"])}},
+    }
+    if broker.startswith("sqla+sqlite"):
+        conf["broker_transport_options"] = {"connect_args": {"timeout": 30}}
+    if backend.startswith("db+sqlite"):
+        conf["database_engine_options"] = {"connect_args": {"timeout": 30}}
+    celery.conf.update(conf)
+    celery.set_default()
+    celery.flask_app = app
+    app.extensions["celery"] = celery
+    return celery
+
+
+@worker_process_init.connect
+def _after_fork(**_kwargs) -> None:
+    """A forked worker child must not share the parent's database connections."""
+    from celery import current_app as current_celery
+
+    flask_app = getattr(current_celery, "flask_app", None)
+    if flask_app is not None:
+        flask_app.extensions["enface_db"][0].dispose(close=False)
+
+
+def enqueue(job: str, submission_id: int) -> None:
+    """Queue a job for a submission. A broker failure is logged, not raised: the sweeper queues it later."""
+    from flask import current_app
+
+    name, queue = QUEUES[job]
+    celery: Celery = current_app.extensions["celery"]
+    try:
+        celery.tasks[name].apply_async((submission_id,), queue=queue)
+    except Exception:   # the submission stays in its state with a heartbeat; sweep() requeues it
+        log.exception("could not queue %s for submission %s; the sweeper will retry", job, submission_id)
+
+
+@shared_task(name="enface.validate_submission", acks_late=True)
+def validate_submission(submission_id: int):
+    from .services.pipeline import run_validation
+
+    return run_validation(submission_id)
+
+
+@shared_task(name="enface.score_submission", acks_late=True)
+def score_submission(submission_id: int):
+    from .services.pipeline import run_scoring
+
+    return run_scoring(submission_id)
+
+
+@shared_task(name="enface.comet_submission", acks_late=True)
+def comet_submission(submission_id: int):
+    from .services.pipeline import run_comet
+
+    return run_comet(submission_id)
+
+
+@shared_task(name="enface.sweep")
+def sweep_task():
+    from .services.pipeline import sweep
+
+    return [list(x) for x in sweep()]

@@ -1,0 +1,193 @@
+"""The WMT-style leaderboard of a test set, cached until its scores change.
+
+``get_leaderboard(testset_id)`` builds every row once per ``scores_version``
+of the test set (raised in the transaction that writes scores, withdraws a
+submission or switches the primary), so the cache is right in every web
+process without any message between them. Who sees which rows is decided
+afterwards by :func:`visible_leaderboard`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+from collections import OrderedDict
+
+from flask import current_app
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from ..extensions import db
+from ..models import ScoreRow, Submission, TestSet, User
+from . import NotFound
+
+COLUMNS = [("bleu", "BLEU", True), ("chrf", "chrF", True), ("comet", "COMET", True), ("ter", "TER", False),
+           ("dbleu", "d-BLEU", True)]
+GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
+          ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
+
+_lock = threading.Lock()
+_cache: OrderedDict[int, tuple[int, dict]] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def _group(sub: Submission) -> str:
+    if sub.label == "baseline":
+        return "baseline"
+    if sub.label == "primary":
+        return "primary-constrained" if sub.constrained else "primary-unconstrained"
+    return "contrastive"
+
+
+def _build(ts: TestSet) -> dict:
+    subs = db.session.scalars(
+        select(Submission)
+        .options(selectinload(Submission.scores.and_(ScoreRow.scope == "corpus")), selectinload(Submission.team))
+        .where(Submission.testset_id == ts.id, Submission.state == "scored", Submission.withdrawn_at.is_(None),
+               (Submission.slot.is_not(None)) | (Submission.label == "baseline"))).all()
+    rows = []
+    signatures: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    for sub in subs:
+        scores = {}
+        corpus = {s.metric: s for s in sub.scores if s.scope == "corpus"}
+        for key, _name, _hib in COLUMNS:
+            s = corpus.get(key)
+            scores[key] = {"score": s.value if s else None, "reason": (s.reason if s else "not computed"),
+                           "signature": s.signature if s else None}
+            if s is not None and s.value is not None and s.signature:
+                sigs = signatures.setdefault(key, [])
+                if s.signature not in sigs:
+                    sigs.append(s.signature)
+            elif s is not None and s.value is None and s.reason and not sub.document_level:
+                reasons.setdefault(key, s.reason)
+        rows.append({"submission_id": sub.id, "team": sub.owner_name, "team_id": sub.team_id,
+                     "system": sub.system_name, "label": sub.label, "constrained": sub.constrained,
+                     "baseline": sub.label == "baseline", "group": _group(sub), "document_level": sub.document_level,
+                     "description": sub.description, "scores": scores})
+    sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
+                    "bleu")
+    hib = {k: h for k, _n, h in COLUMNS}
+
+    def order(row):
+        v = row["scores"][sort_key]["score"]
+        return (v is None, -(v if v is not None else 0) if hib[sort_key] else (v or 0), row["system"].lower())
+
+    rows.sort(key=order)
+    for group, _title in GROUPS:
+        members = [r for r in rows if r["group"] == group]
+        for key, _name, higher in COLUMNS:
+            values = [r["scores"][key]["score"] for r in members if r["scores"][key]["score"] is not None]
+            if len(values) < 2:   # "best" means something only against another system
+                continue
+            best = max(values) if higher else min(values)
+            for r in members:
+                r["scores"][key]["best"] = r["scores"][key]["score"] == best
+        if group.startswith("primary") and members and members[0]["scores"][sort_key]["score"] is not None:
+            members[0]["top"] = True
+    return {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
+            "tgt_lang": ts.tgt_lang, "sort_metric": sort_key,
+            "columns": [{"key": k, "name": n, "higher_is_better": h} for k, n, h in COLUMNS],
+            "signatures": signatures, "na_reasons": reasons, "rows": rows}
+
+
+def get_leaderboard(testset_id: int) -> dict:
+    """All rows of a test set's leaderboard (cached per scores_version)."""
+    ts = db.session.get(TestSet, testset_id)
+    if ts is None:
+        raise NotFound("test set")
+    version = db.session.scalar(select(TestSet.scores_version).where(TestSet.id == testset_id))
+    use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
+    if use_cache:
+        with _lock:
+            hit = _cache.get(testset_id)
+            if hit is not None and hit[0] == version:
+                _cache.move_to_end(testset_id)
+                return hit[1]
+    board = _build(ts)
+    from ..campaigns.services import attach_to_leaderboard  # the MQM column and human ranking, if released
+
+    attach_to_leaderboard(board)
+    if use_cache:
+        with _lock:
+            _cache[testset_id] = (version, board)
+            _cache.move_to_end(testset_id)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return board
+
+
+def visible_leaderboard(user: User | None, testset_id: int) -> dict:
+    """The leaderboard as ``user`` may see it.
+
+    Released: everyone sees every row. Before release: organizers see every
+    row, a team sees only its own rows, and anyone else gets NotFound.
+    """
+    ts = db.session.get(TestSet, testset_id)
+    if ts is None:
+        raise NotFound("test set")
+    board = get_leaderboard(testset_id)
+    authed = user is not None and getattr(user, "is_authenticated", False)
+    if ts.released or (authed and user.is_organizer):
+        rows, scope = board["rows"], "all"
+    elif authed and user.team_id is not None:
+        rows, scope = [r for r in board["rows"] if r["team_id"] == user.team_id], "team"
+    else:
+        raise NotFound("leaderboard (not released yet)")
+    out = dict(board)
+    out["rows"] = rows
+    out["released"] = ts.released
+    out["scope"] = scope
+    if scope == "team":
+        # Best-in-group marks compare with other teams: not shown before release.
+        out["rows"] = [_without_marks(r) for r in rows]
+    return out
+
+
+def _without_marks(row: dict) -> dict:
+    row = dict(row)
+    row.pop("top", None)
+    row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk != "best"} for k, v in row["scores"].items()}
+    return row
+
+
+def grouped(board: dict) -> list[dict]:
+    return [{"key": key, "title": title, "rows": [r for r in board["rows"] if r["group"] == key]}
+            for key, title in GROUPS]
+
+
+def api_rows(board: dict) -> list[dict]:
+    return [{"submission_id": r["submission_id"], "team": r["team"], "system": r["system"], "label": r["label"],
+             "constrained": r["constrained"], "baseline": r["baseline"], "group": r["group"],
+             "document_level": r["document_level"],
+             "scores": {k: {"score": v["score"], "reason": v["reason"] if v["score"] is None else None}
+                        for k, v in r["scores"].items()}, "mqm": r.get("mqm")} for r in board["rows"]]
+
+
+def to_csv(board: dict) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    keys = [c["key"] for c in board["columns"]]
+    writer.writerow(["group", "team", "system", "label", "constrained", "baseline", "submission_id",
+                     *[c["name"] for c in board["columns"]]])
+    for r in board["rows"]:
+        writer.writerow([r["group"], _csv_safe(r["team"]), _csv_safe(r["system"]), r["label"],
+                         "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
+                         *["n/a" if r["scores"][k]["score"] is None else f"{r['scores'][k]['score']:.4f}"
+                           for k in keys]])
+    writer.writerow([])
+    for key, sigs in board["signatures"].items():
+        for sig in sigs:
+            writer.writerow([f"# {key} signature", sig])
+    return out.getvalue()
+
+
+def _csv_safe(text: str) -> str:
+    """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

@@ -1,0 +1,222 @@
+"""Tasks and test sets: import from the scoring library's on-disk format, settings, and the scoring view."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import func, insert, select, update
+
+from scoring.testset import Document as ScoringDocument
+from scoring.testset import TestSet as ScoringTestSet
+from scoring.testset import TestSetError, load_testset
+
+from ..extensions import db
+from ..models import Document, Segment, Task, TestSet, utcnow
+from . import NotFound, ServiceError
+from .accounts import check_text
+
+
+def get_testset(testset_id: int) -> TestSet:
+    ts = db.session.get(TestSet, testset_id)
+    if ts is None:
+        raise NotFound("test set")
+    return ts
+
+
+def list_testsets() -> list[TestSet]:
+    return list(db.session.scalars(select(TestSet).join(Task).order_by(Task.id, TestSet.id)))
+
+
+def get_or_create_task(name: str) -> Task:
+    name = check_text(name, "task name", max_len=100)
+    task = db.session.scalar(select(Task).where(func.lower(Task.name) == name.lower()))
+    if task is None:
+        with db.write():
+            task = Task(name=name)
+            db.session.add(task)
+    return task
+
+
+def fingerprint(testset: ScoringTestSet) -> str:
+    digest = hashlib.sha256()
+    for doc in testset.documents:
+        digest.update(doc.name.encode() + b"\0")
+        for seg in doc.source:
+            digest.update(seg.encode() + b"\1")
+        for ref in doc.refs:
+            digest.update("\n".join(ref).encode() + b"\2")
+    return digest.hexdigest()
+
+
+def import_testset(path: str | Path, task_name: str, *, name: str | None = None, quota_per_day: int | None = None,
+                   quota_total: int | None = None) -> TestSet:
+    """Import a test-set directory (testset.json, source/, ref1/, ref2/) into a task, creating the task.
+
+    The test set opens at once with no deadline, until an organizer sets one.
+    """
+    try:
+        loaded = load_testset(path)
+    except TestSetError as exc:
+        raise ServiceError("invalid_testset", str(exc), 400) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ServiceError("invalid_testset", f"cannot read the test set: {exc}", 400) from None
+    ts_name = check_text(name or loaded.name, "test set name", max_len=200)
+    for doc in loaded.documents:
+        if len(doc.name) > 255:
+            raise ServiceError("invalid_testset", f"document name {doc.name[:50]!r}... is too long", 400)
+    task = get_or_create_task(task_name)
+    from flask import current_app
+
+    with db.write():
+        if db.session.scalar(select(TestSet.id).where(TestSet.task_id == task.id, TestSet.name == ts_name)):
+            raise ServiceError("testset_exists", f"task {task.name!r} already has a test set called {ts_name!r}", 409)
+        meta = {k: v for k, v in loaded.meta.items() if k not in ("documents",)}
+        ts = TestSet(task_id=task.id, name=ts_name, src_lang=loaded.src_lang, tgt_lang=loaded.tgt_lang,
+                     description=str(meta.get("description", ""))[:5000], meta=meta,
+                     num_documents=len(loaded.documents), num_segments=loaded.num_segments,
+                     num_refs=loaded.num_refs, fingerprint=fingerprint(loaded),
+                     quota_per_day=quota_per_day if quota_per_day is not None
+                     else current_app.config["DEFAULT_QUOTA_PER_DAY"],
+                     quota_total=quota_total if quota_total is not None else current_app.config["DEFAULT_QUOTA_TOTAL"])
+        db.session.add(ts)
+        db.session.flush()
+        rows = []
+        for position, doc in enumerate(loaded.documents):
+            d = Document(testset_id=ts.id, position=position, name=doc.name, num_segments=len(doc))
+            db.session.add(d)
+            db.session.flush()
+            for i, src in enumerate(doc.source):
+                refs = [r[i] for r in doc.refs]
+                rows.append({"document_id": d.id, "position": i, "source": src,
+                             "ref1": refs[0] if refs else None, "ref2": refs[1] if len(refs) > 1 else None,
+                             "more_refs": refs[2:] or None})
+        for start in range(0, len(rows), 5000):
+            db.session.execute(insert(Segment), rows[start:start + 5000])
+    return ts
+
+
+def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSet:
+    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first)."""
+    from .uploads import UploadError, safe_extract
+
+    with tempfile.TemporaryDirectory(prefix="enface-testset-") as tmp:
+        try:
+            safe_extract(zip_path, Path(tmp), max_total=max_bytes)
+        except UploadError as exc:
+            raise ServiceError(exc.code, exc.message, 400, exc.details) from None
+        root = Path(tmp)
+        # The zip may hold the directory itself or its contents.
+        if not (root / "testset.json").is_file() and not (root / "src.txt").is_file():
+            subdirs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX"))]
+            if len(subdirs) == 1:
+                root = subdirs[0]
+        return import_testset(root, task_name)
+
+
+def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetime | None = None,
+                    quota_per_day: int | None, quota_total: int | None, document_level_allowed: bool,
+                    released: bool, references_public: bool, description: str | None = None) -> TestSet:
+    for value, label in ((quota_per_day, "quota per day"), (quota_total, "total quota")):
+        if value is not None and not 0 <= value <= 100000:
+            raise ServiceError("invalid_field", f"{label} must be between 0 and 100000", 400)
+    with db.write():
+        ts = db.session.merge(ts)
+        ts.deadline = _aware(deadline)
+        ts.opens_at = _aware(opens_at)
+        ts.quota_per_day = quota_per_day
+        ts.quota_total = quota_total
+        ts.document_level_allowed = document_level_allowed
+        if released and not ts.released:
+            ts.released_at = utcnow()
+        if not released:
+            ts.released_at = None
+        ts.released = released
+        ts.references_public = references_public
+        if description is not None:
+            ts.description = check_text(description, "description", max_len=5000, required=False, multiline=True)
+        ts.scores_version = TestSet.scores_version + 1
+    db.session.refresh(ts)
+    return ts
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+
+
+def bump_scores_version(session, testset_id: int) -> None:
+    session.execute(update(TestSet).where(TestSet.id == testset_id)
+                    .values(scores_version=TestSet.scores_version + 1))
+
+
+def document_counts(ts: TestSet) -> list[dict]:
+    return [{"name": d.name, "segments": d.num_segments} for d in ts.documents]
+
+
+def sources_by_document(ts: TestSet) -> dict[str, list[str]]:
+    rows = db.session.execute(select(Document.name, Segment.source).join(Segment)
+                              .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
+    out: dict[str, list[str]] = {d.name: [] for d in ts.documents}
+    for name, src in rows:
+        out[name].append(src)
+    return out
+
+
+def references_by_document(ts: TestSet) -> dict[str, list[list[str]]]:
+    rows = db.session.execute(select(Document.name, Segment.ref1, Segment.ref2, Segment.more_refs).join(Segment)
+                              .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
+    out: dict[str, list[list[str]]] = {d.name: [[] for _ in range(ts.num_refs)] for d in ts.documents}
+    for name, r1, r2, more in rows:
+        refs = [r1, r2, *(more or [])][: ts.num_refs]
+        for i, r in enumerate(refs):
+            out[name][i].append(r or "")
+    return out
+
+
+# --------------------------------------------------------------------------- the scoring library's view
+
+_cache_lock = threading.Lock()
+_scoring_cache: dict[int, tuple[str, ScoringTestSet]] = {}
+
+
+def scoring_testset(ts: TestSet) -> ScoringTestSet:
+    """The test set as the scoring library sees it, built from the database and kept per process."""
+    with _cache_lock:
+        hit = _scoring_cache.get(ts.id)
+        if hit is not None and hit[0] == ts.fingerprint:
+            return hit[1]
+    refs = references_by_document(ts)
+    sources = sources_by_document(ts)
+    docs = [ScoringDocument(d.name, tuple(sources[d.name]), tuple(tuple(r) for r in refs[d.name]))
+            for d in ts.documents]
+    loaded = ScoringTestSet(ts.name, ts.src_lang, ts.tgt_lang, docs, None, dict(ts.meta or {}))
+    with _cache_lock:
+        _scoring_cache[ts.id] = (ts.fingerprint, loaded)
+    return loaded
+
+
+def export_testset(ts: TestSet, dest: Path, *, with_references: bool) -> Path:
+    """Write the test set in the on-disk format (sources; references only when asked)."""
+    import json
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    (dest / "source").mkdir(parents=True)
+    meta = {"name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
+            "documents": [d.name for d in ts.documents]}
+    (dest / "testset.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    for name, lines in sources_by_document(ts).items():
+        (dest / "source" / f"{name}.txt").write_text("".join(s + "\n" for s in lines), encoding="utf-8")
+    if with_references:
+        for name, refs in references_by_document(ts).items():
+            for i, lines in enumerate(refs):
+                folder = dest / f"ref{i + 1}"
+                folder.mkdir(exist_ok=True)
+                (folder / f"{name}.txt").write_text("".join(s + "\n" for s in lines), encoding="utf-8")
+    return dest

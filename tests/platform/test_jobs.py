@@ -1,0 +1,269 @@
+"""Jobs: the state machine, a real Celery worker on the SQLite broker, the sweeper, re-scoring."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+import pytest
+from conftest import TestConfigEnv, system_files, upload
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def get(client, token, sid):
+    return client.get(f"/api/v1/submissions/{sid}", headers=auth(token)).get_json()
+
+
+def age(app, sid, seconds, **values):
+    """Pretend the submission's worker went quiet ``seconds`` ago (and force its state, as a dead worker leaves it)."""
+    from enface.extensions import db
+    from enface.models import Submission, utcnow
+    from sqlalchemy import update
+
+    with app.app_context(), db.write():
+        db.session.execute(update(Submission).where(Submission.id == sid)
+                           .values(heartbeat_at=utcnow() - timedelta(seconds=seconds), **values))
+
+
+@pytest.fixture
+def queued(make_app):
+    """Jobs go to the SQLite broker; nothing consumes them until a test starts a worker."""
+    from conftest import World
+
+    app = make_app(JOBS="celery")
+    world = World(app)
+    ts = world.testset(quota_per_day=None, quota_total=None)
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    return app, world, ts, token
+
+
+def start_worker(app, *extra):
+    return subprocess.Popen([sys.executable, "-m", "celery", "-A", "enface.worker", "worker", "-P", "solo",
+                             "-Q", "cpu,gpu", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+                             "--without-heartbeat", *extra], env=TestConfigEnv(app),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def stop_worker(proc):
+    proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out.decode(errors="replace")
+
+
+def wait_state(client, token, sid, states, timeout=90, proc=None):
+    deadline = time.monotonic() + timeout
+    while True:
+        sub = get(client, token, sid)
+        if sub["state"] in states:
+            return sub
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"worker exited: {proc.stdout.read().decode()[-3000:]}")
+        assert time.monotonic() < deadline, (sub["state"], sub["timeline"])
+        time.sleep(0.3)
+
+
+def test_real_worker_validates_and_scores(queued):
+    app, _world, ts, token = queued
+    client = app.test_client()
+    good = upload(client, ts, token, system_name="good").get_json()["id"]
+    bad = upload(client, ts, token, label="contrastive", system_name="bad",
+                 files=system_files("broken-mt")).get_json()["id"]
+    assert get(client, token, good)["state"] == "received"   # nothing runs in the request
+    worker = start_worker(app)
+    try:
+        sub = wait_state(client, token, good, ("scored", "failed", "invalid"), proc=worker)
+        assert sub["state"] == "scored", sub["timeline"]
+        assert sub["scores"]["bleu"]["score"] == pytest.approx(45.0386, abs=1e-3)
+        assert sub["progress"] == 1.0
+        bad_sub = wait_state(client, token, bad, ("scored", "failed", "invalid"), proc=worker)
+        assert bad_sub["state"] == "invalid"
+        # A worker that died mid-scoring leaves 'scoring' behind: the sweeper requeues it, a worker finishes it.
+        age(app, good, 3600, state="scoring", job="score")
+        from enface.services.pipeline import sweep
+
+        with app.app_context():
+            assert sweep() == [(good, "requeued score")]
+        sub = wait_state(client, token, good, ("scored",), proc=worker)
+        messages = [e["message"] for e in sub["timeline"]]
+        assert any("requeued: the worker stopped" in m for m in messages)
+        # (the forced 'scoring' left no event: the timeline goes on from 'scored')
+        assert [e["state"] for e in sub["timeline"]][-4:] == ["scored", "valid", "scoring", "scored"]
+    finally:
+        stop_worker(worker)
+
+
+def test_sweeper_requeues_each_stage(app, world):
+    """Eager mode: the requeued job runs at once, so each stuck state ends scored."""
+    from enface.services.pipeline import sweep
+
+    client = app.test_client()
+    ts = world.testset(quota_per_day=None, quota_total=None)
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sid = upload(client, ts, token).get_json()["id"]
+    for state, job, expect in (("validating", "validate", "requeued validate"), ("scoring", "score", "requeued score"),
+                               ("received", "validate", "requeued validate"), ("valid", "score", "requeued score")):
+        age(app, sid, 3600, state=state, job=job, attempts=1)
+        with app.app_context():
+            assert sweep() == [(sid, expect)], state
+        assert get(client, token, sid)["state"] == "scored", state
+    # Fresh heartbeats are left alone.
+    age(app, sid, 5, state="scoring", job="score")
+    with app.app_context():
+        assert sweep() == []
+
+
+def test_sweeper_gives_up_after_max_attempts(app, world):
+    from enface.services.pipeline import sweep
+
+    client = app.test_client()
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sid = upload(client, ts, token).get_json()["id"]
+    age(app, sid, 3600, state="scoring", job="score", attempts=3)
+    with app.app_context():
+        assert sweep() == [(sid, "failed")]
+    sub = get(client, token, sid)
+    assert sub["state"] == "failed" and "gave up after 3 attempts" in sub["timeline"][-1]["message"]
+    assert sub["active"] is False    # a failed submission gives its slot back
+    # An organizer re-scores it: it takes its slot again and ends scored.
+    org = world.token(world.user("org@x.org", role="organizer"))
+    login_client = app.test_client()
+    from conftest import login
+
+    login(login_client, "org@x.org")
+    assert login_client.post(f"/admin/submissions/{sid}/rescore").status_code == 302
+    sub = get(client, org, sid)
+    assert sub["state"] == "scored" and sub["active"] is True
+
+
+def test_comet_on_the_gpu_queue(make_app, monkeypatch):
+    """With a COMET model configured, scoring hands COMET to the gpu queue; a COMET failure is n/a, not failed."""
+    from conftest import World
+
+    app = make_app(COMET_MODEL="/nonexistent/comet-model")
+    world = World(app)
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sent = []
+    from enface import jobs
+
+    real = jobs.enqueue
+
+    def spy(job, sid):
+        sent.append(job)
+        return real(job, sid)
+
+    monkeypatch.setattr(jobs, "enqueue", spy)
+    client = app.test_client()
+    sid = upload(client, ts, token).get_json()["id"]
+    sub = get(client, token, sid)
+    assert sent == ["validate", "comet"]
+    assert jobs.QUEUES["comet"][1] == "gpu"
+    assert sub["state"] == "scored"
+    assert sub["scores"]["comet"]["score"] is None and "does not exist" in sub["scores"]["comet"]["reason"]
+    assert sub["scores"]["bleu"]["score"] is not None
+    assert any("COMET queued on the gpu queue" in e["message"] for e in sub["timeline"])
+
+
+def test_comet_scores_with_a_model(make_app, tmp_path, monkeypatch):
+    """A tiny offline COMET checkpoint (tests/tiny_comet.py) through the gpu-queue job: scores and segments kept."""
+    pytest.importorskip("comet")
+    from conftest import World
+    from tiny_comet import build_tiny_comet
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    model = build_tiny_comet(tmp_path / "comet")
+    app = make_app(COMET_MODEL=str(model), COMET_BATCH_SIZE=8)
+    world = World(app)
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    client = app.test_client()
+    sub = get(client, token, upload(client, ts, token).get_json()["id"])
+    assert sub["state"] == "scored", sub["timeline"]
+    comet = sub["scores"]["comet"]
+    assert comet["score"] is not None and comet["signature"]
+    assert sub["segment_scores"]["comet"] == {"scope": "segment", "count": 67}
+
+
+def test_scoring_failure_is_visible_and_frees_the_slot(app, world, monkeypatch):
+    from enface.services import pipeline
+
+    client = app.test_client()
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+
+    def boom(*a, **k):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(pipeline, "_scorer", boom)
+    sid = upload(client, ts, token).get_json()["id"]
+    sub = get(client, token, sid)
+    assert sub["state"] == "failed" and "disk on fire" in sub["timeline"][-1]["message"]
+    monkeypatch.undo()
+    assert upload(client, ts, token, system_name="again").status_code == 202
+
+
+def test_lost_upload_fails_visibly(app, world, tmp_path):
+    from enface.jobs import enqueue
+    from enface.services.pipeline import sweep
+
+    client = app.test_client()
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sid = upload(client, ts, token).get_json()["id"]
+    for p in (tmp_path / "data" / "uploads").iterdir():
+        if p.is_file():
+            p.unlink()
+    age(app, sid, 10, state="received", job="validate")
+    with app.app_context():
+        enqueue("validate", sid)
+    sub = get(client, token, sid)
+    assert sub["state"] == "failed" and "FileNotFoundError" in sub["timeline"][-1]["message"]
+    with app.app_context():
+        assert sweep() == []
+
+
+def test_duplicate_jobs_are_harmless(app, world):
+    from enface.services.pipeline import run_scoring, run_validation
+
+    client = app.test_client()
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sid = upload(client, ts, token).get_json()["id"]
+    with app.app_context():
+        assert run_validation(sid) is None and run_scoring(sid) is None
+    assert [e["state"] for e in get(client, token, sid)["timeline"]].count("scored") == 1
+
+
+def test_rescore_testset_and_cache(app, world):
+    from conftest import login
+
+    client = app.test_client()
+    ts = world.testset(released=True)
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    sid = upload(client, ts, token).get_json()["id"]
+    board = client.get(f"/api/v1/testsets/{ts}/leaderboard").get_json()
+    assert [r["submission_id"] for r in board["rows"]] == [sid]
+    world.user("org@x.org", role="organizer")
+    login(client, "org@x.org")
+    assert client.post(f"/admin/testsets/{ts}/rescore").status_code == 302
+    sub = get(client, token, sid)
+    assert [e["state"] for e in sub["timeline"]][-3:] == ["valid", "scoring", "scored"]
+    assert "re-score requested by org@x.org" in [e["message"] for e in sub["timeline"]][-3]
+
+
+def test_transition_table_refuses_nonsense():
+    from enface.services.submissions import transition
+
+    with pytest.raises(ValueError):
+        transition(None, 1, "scored", "x", from_states=("received",))
