@@ -191,6 +191,40 @@ def load_flat(src: str | Path, refs: list[str | Path], docids: str | Path | None
     return TestSet(name or Path(src).stem, src_lang, tgt_lang, documents, Path(src).parent, {})
 
 
+def is_ignored_file(name: str) -> bool:
+    """Files that operating systems and archivers add by themselves (``.DS_Store``, ``__MACOSX/``, ...)."""
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    return not parts or parts[-1].startswith(".") or "__MACOSX" in parts or parts[-1] in ("Thumbs.db", "desktop.ini")
+
+
+def output_from_files(testset: TestSet, files, *, document_level: bool = False) -> dict[str, list[str]]:
+    """Segments per document from uploaded files (``{name: bytes}`` or ``(name, bytes)`` pairs).
+
+    For files the validator accepted: one ``<doc>.txt`` per document, or a
+    single file with every segment in test-set order. Folder prefixes (from a
+    zip) and files the validator ignores are dropped.
+    """
+    pairs = files.items() if isinstance(files, dict) else files
+    visible = {name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]: data
+               for name, data in pairs if not is_ignored_file(name)}
+    docs = {n + DOC_SUFFIX: n for n in testset.doc_names}
+    if len(visible) == 1 and next(iter(visible)) not in docs:
+        if document_level:
+            raise TestSetError("a document-level output must have one <doc>.txt file per document")
+        lines = split_lines(next(iter(visible.values())).decode("utf-8"))
+        if len(lines) != testset.num_segments:
+            raise TestSetError(f"{len(lines)} lines, but the test set has {testset.num_segments} segments")
+        out, start = {}, 0
+        for doc in testset.documents:
+            out[doc.name] = lines[start:start + len(doc)]
+            start += len(doc)
+        return out
+    missing = [n for n in testset.doc_names if n + DOC_SUFFIX not in visible]
+    if missing:
+        raise TestSetError(f"missing documents {', '.join(missing)}")
+    return {docs[f]: split_lines(visible[f].decode("utf-8")) for f in docs}
+
+
 def load_system_output(testset: TestSet, path: str | Path, *, document_level: bool = False) -> dict[str, list[str]]:
     """Segments of a system output per document, for an already validated output.
 

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from scoring.testset import DOC_SUFFIX, Document, TestSet
+from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 
 ERROR = "error"
 WARNING = "warning"
@@ -769,12 +769,6 @@ def _size(n: int) -> str:
     return f"{n} bytes"  # pragma: no cover
 
 
-def _is_junk(name: str) -> bool:
-    """Files that operating systems and archivers add by themselves (``.DS_Store``, ``__MACOSX/``, ...)."""
-    parts = name.split("/")
-    return parts[-1].startswith(".") or "__MACOSX" in parts or parts[-1] in ("Thumbs.db", "desktop.ini")
-
-
 def _list_directory(root: Path, out: _Collector, max_bytes: int, doc_files: set[str]) -> list[_Entry]:
     """Regular files at the top of a submission directory; everything else becomes a finding."""
     entries: list[_Entry] = []
@@ -801,7 +795,7 @@ def _list_directory(root: Path, out: _Collector, max_bytes: int, doc_files: set[
             out.add(ERROR, "symlink", f"{label} is a symbolic link (to {_display(target)}, {where}); links are "
                     "not followed: upload the file itself", label, None)
             continue
-        if _is_junk(d.name):
+        if is_ignored_file(d.name):
             out.add(WARNING, "ignored-file", f"{label} was ignored (a hidden or system file)", label, None)
             continue
         if stat.S_ISDIR(st.st_mode):
@@ -853,7 +847,7 @@ def _list_mapping(files, out: _Collector, max_bytes: int) -> list[_Entry]:
             out.add(ERROR, "unsafe-path", f"{label}: the file name is an absolute path or leaves the submission "
                     "(..); it was not read", label, None)
             continue
-        if _is_junk("/".join(parts)):
+        if is_ignored_file("/".join(parts)):
             out.add(WARNING, "ignored-file", f"{label} was ignored (a hidden or system file)", label, None)
             continue
         if norm.endswith("/"):

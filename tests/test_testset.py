@@ -108,3 +108,17 @@ def test_invalid_utf8_in_testset_names_file_byte_and_line(tmp_path):
     (root / "ref1" / "b.txt").write_bytes(b"ok\n\xff\xfe bad\n")
     with pytest.raises(TestSetError, match=r"ref1/b.txt: invalid UTF-8 at byte 3 \(line 2\)"):
         load_testset(root)
+
+
+def test_output_from_uploaded_files(tmp_path):
+    from scoring.testset import output_from_files
+
+    ts = load_testset(make(tmp_path / "ts"))
+    per_doc = {"sub/a.1.txt": "one\r\ntwo\n".encode(), "sub/b.txt": b"three\n", "__MACOSX/._a.1.txt": b"\0",
+               ".DS_Store": b"\0"}
+    assert output_from_files(ts, per_doc) == {"a.1": ["one", "two"], "b": ["three"]}
+    assert output_from_files(ts, [("all.txt", "\ufeffx\ny\nz\n".encode())]) == {"a.1": ["x", "y"], "b": ["z"]}
+    with pytest.raises(TestSetError, match="missing documents b"):
+        output_from_files(ts, {"a.1.txt": b"x\ny\n", "other.txt": b"z\n"})
+    with pytest.raises(TestSetError, match="one <doc>.txt file per document"):
+        output_from_files(ts, {"all.txt": b"x\n"}, document_level=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from .config import Config
 
@@ -28,6 +29,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
     else:
         cfg = Config.from_env(**(config or {}))
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    app.url_map.converters["int"] = DatabaseId   # /submissions/99999999999999999999 is a 404, not a 500
     app.config.from_mapping(cfg.finalize())
     data_dir = Path(app.config["DATA_DIR"])
     (data_dir / "uploads" / "tmp").mkdir(parents=True, exist_ok=True)
@@ -97,6 +99,13 @@ def create_app(config: Config | dict | None = None) -> Flask:
         return {"ok": True}
 
     return app
+
+
+class DatabaseId(IntegerConverter):
+    """``<int:...>`` in every route: only values an integer primary key can hold (PostgreSQL int4)."""
+
+    def __init__(self, url_map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):   # noqa: A002
+        super().__init__(url_map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
 def _wants_json() -> bool:

@@ -525,6 +525,9 @@ def _demo_accounts(app, data_dir: Path) -> dict[str, dict]:
                     team, created = accounts.get_or_create_team(team_name)
                     accounts.add_to_team(user, team, "captain" if created else "member")
                 saved[email] = password
+            for old in user.tokens:   # one demo token per user: the previous run's stop working
+                if old.name == "enface demo" and old.revoked_at is None:
+                    accounts.revoke_token(user, old.id)
             _token, secret = accounts.issue_token(user, "enface demo")
             out[email] = {"role": role, "team": team_name, "password": saved.get(email, "(set earlier)"),
                           "token": secret}

@@ -17,6 +17,8 @@ ENFACE_MAX_UNZIPPED_BYTES  200 MiB uncompressed per zip
 ENFACE_STUCK_AFTER         600 seconds without a heartbeat before the sweeper requeues a job
 ENFACE_RATELIMIT_STORAGE   ``memory://`` (``redis://...`` when several web processes must share it)
 ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests only)
+ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
+ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
 =========================  ===============================================================
 """
 
@@ -76,6 +78,7 @@ class Config:
     SQLALCHEMY_ECHO = False
     CELERY_BROKER_URL = ""
     CELERY_RESULT_BACKEND = ""
+    BROKER_KEY_PREFIX = ""             # Redis brokers: prefix of every key (several deployments, one Redis)
     JOBS = "celery"                    # "celery" or "eager" (tests)
     SECRET_KEY = ""
     COMET_MODEL: str | None = None
@@ -114,6 +117,7 @@ class Config:
         cfg.CELERY_BROKER_URL = env.get("ENFACE_BROKER_URL") or f"sqla+sqlite:///{cfg.DATA_DIR / 'broker.sqlite'}"
         cfg.CELERY_RESULT_BACKEND = (env.get("ENFACE_RESULT_BACKEND")
                                      or f"db+sqlite:///{cfg.DATA_DIR / 'results.sqlite'}")
+        cfg.BROKER_KEY_PREFIX = env.get("ENFACE_BROKER_KEY_PREFIX", "")
         cfg.SECRET_KEY = env.get("ENFACE_SECRET_KEY", "")
         cfg.COMET_MODEL = env.get("ENFACE_COMET_MODEL") or None
         cfg.MAX_UPLOAD_BYTES = _int("ENFACE_MAX_UPLOAD_BYTES", cls.MAX_UPLOAD_BYTES)

@@ -62,6 +62,12 @@ def celery_init_app(app: Flask) -> Celery:
     }
     if broker.startswith("sqla+sqlite"):
         conf["broker_transport_options"] = {"connect_args": {"timeout": 30}}
+    elif broker.startswith(("redis://", "rediss://")):
+        # Redis redelivers unacked messages after the visibility timeout; scoring a WMT-size test set
+        # takes minutes, so give it an hour (the sweeper watches heartbeats meanwhile).
+        conf["broker_transport_options"] = {"visibility_timeout": 3600}
+        if app.config.get("BROKER_KEY_PREFIX"):
+            conf["broker_transport_options"]["global_keyprefix"] = app.config["BROKER_KEY_PREFIX"]
     if backend.startswith("db+sqlite"):
         conf["database_engine_options"] = {"connect_args": {"timeout": 30}}
     celery.conf.update(conf)

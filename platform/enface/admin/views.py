@@ -135,6 +135,19 @@ def reset_link(user_id: int):
                            role_form=RoleForm(), reset_link=link, reset_user=user)
 
 
+@bp.post("/teams/<int:team_id>/verify")
+def verify_team(team_id: int):
+    team = db.session.get(Team, team_id)
+    if team is None:
+        raise NotFound("team")
+    if EmptyForm().validate_on_submit():
+        with db.write():
+            team = db.session.merge(team)
+            team.verified = not team.verified
+        flash(f"Team {team.name} is {'verified' if team.verified else 'no longer verified'}.", "success")
+    return redirect(url_for("admin.users"))
+
+
 @bp.post("/users/<int:user_id>/role")
 def set_role(user_id: int):
     user = db.session.get(User, user_id)

@@ -1,6 +1,6 @@
 from urllib.parse import urlsplit
 
-from flask import current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, flash, make_response, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 
 from ..extensions import limiter
@@ -119,8 +119,10 @@ def tokens():
             flash(exc.message, "error")
         else:
             form = TokenForm(formdata=None)
-    return render_template("auth/tokens.html", form=form, secret=secret, revoke_form=EmptyForm(),
-                           tokens=list(reversed(current_user.tokens)))
+    resp = make_response(render_template("auth/tokens.html", form=form, secret=secret, revoke_form=EmptyForm(),
+                                         tokens=list(reversed(current_user.tokens))))
+    resp.headers["Cache-Control"] = "no-store"   # the page may hold a new secret
+    return resp
 
 
 @bp.post("/tokens/<int:token_id>/revoke")

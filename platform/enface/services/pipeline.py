@@ -9,17 +9,15 @@ library; nothing here computes a metric or checks a file itself.
 from __future__ import annotations
 
 import logging
-import tempfile
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
 from flask import current_app
 from sqlalchemy import insert, select, update
 
 from scoring import Scorer
-from scoring.testset import DOC_SUFFIX, load_system_output
+from scoring.testset import output_from_files
 from scoring.validate import validate_files
 
 from ..extensions import begin_write, db
@@ -40,27 +38,6 @@ def _uploaded_files(sub: Submission) -> list[tuple[str, bytes]]:
     if sub.upload_kind == "zip":
         return read_zip_members(blob_path(sub.files[0].sha256), **zip_limits())
     return [(f.name, blob_path(f.sha256).read_bytes()) for f in sub.files]
-
-
-def _is_hidden(name: str) -> bool:
-    parts = name.replace("\\", "/").split("/")
-    return any(p.startswith(".") or p == "__MACOSX" for p in parts if p)
-
-
-def _parse_output(testset, files: list[tuple[str, bytes]], document_level: bool) -> dict[str, list[str]]:
-    """Segments per document, read by the scoring library from the validated files."""
-    doc_names = {(n + DOC_SUFFIX).casefold() for n in testset.doc_names}
-    visible = [(n.replace("\\", "/").rsplit("/", 1)[-1], data) for n, data in files if not _is_hidden(n)]
-    with tempfile.TemporaryDirectory(prefix="enface-output-") as tmp:
-        root = Path(tmp)
-        if len(visible) == 1 and visible[0][0].casefold() not in doc_names:
-            path = root / "output.txt"
-            path.write_bytes(visible[0][1])
-            return load_system_output(testset, path, document_level=document_level)
-        for base, data in visible:
-            if base.endswith(DOC_SUFFIX):
-                (root / base).write_bytes(data)
-        return load_system_output(testset, root, document_level=document_level)
 
 
 def run_validation(submission_id: int) -> str | None:
@@ -99,7 +76,7 @@ def run_validation(submission_id: int) -> str | None:
                            f"{n} error{'s' if n != 1 else ''}; the first: {first.location()} {first.message}",
                            from_states=("validating",), job=None)
             return "invalid"
-        output = _parse_output(testset, files, report.document_level)
+        output = output_from_files(testset, files, document_level=report.document_level)
         docs = {d.name: d.id for d in ts_row.documents}
         rows = [{"submission_id": sub.id, "document_id": docs[name], "position": i, "text": text}
                 for name, lines in output.items() for i, text in enumerate(lines)]

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DEMO, TestConfigEnv, require_service, system_files, upload
+from enface_testkit import DEMO, TestConfigEnv, require_service, system_files, upload
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def browser():
 @pytest.fixture
 def platform(make_app, live_server_factory):
     """The app behind a threaded server, jobs on the SQLite broker, a real Celery worker consuming them."""
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(JOBS="celery")
     world = World(app)

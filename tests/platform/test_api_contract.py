@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import assert_api_error, system_files, upload
+from enface_testkit import assert_api_error, system_files, upload
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_matches_the_scoring_library(client, setup):
     ts, token = setup
     sid = upload(client, ts, token).get_json()["id"]
     got = client.get(f"/api/v1/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}).get_json()["scores"]
-    from conftest import DEMO
+    from enface_testkit import DEMO
 
     lib_ts = load_testset(DEMO / "testset")
     expected = Scorer(lib_ts, ["bleu", "chrf", "ter", "dbleu"], workers=1).score(
@@ -117,3 +117,30 @@ def test_me(client, setup):
     _ts, token = setup
     me = client.get("/api/v1/me", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert me["email"] == "cap@a.org" and me["team"]["name"] == "Team A"
+
+
+def test_odd_requests_never_500(client, setup):
+    import io
+
+    ts, token = setup
+    h = {"Authorization": f"Bearer {token}"}
+    url = f"/api/v1/testsets/{ts}/submissions"
+    odd = [
+        dict(data=b"\x00\xff" * 100, content_type="application/octet-stream"),
+        dict(data="not json", content_type="application/json"),
+        dict(data={"label": ["primary", "contrastive"], "system_name": "x", "files": (io.BytesIO(b"a\n"), "a.txt")}),
+        dict(data={"label": "primary", "system_name": "x", "files": (io.BytesIO(b"a\n"), "bad\x00name.txt")}),
+        dict(data={"label": "primary", "system_name": "x", "files": (io.BytesIO(b"a\n"), "../../etc/passwd")}),
+        dict(data={"label": "primary", "system_name": "\u202e\u200bname", "files": (io.BytesIO(b"a\n"), "a.txt")}),
+        dict(data={"label": "PRIMARY", "system_name": "ok", "constrained": "No",
+                   "files": (io.BytesIO(b"\xef\xbb\xbf"), "\U0001f600.txt")}),
+        dict(data={"files": (io.BytesIO(b""), "")}),
+    ]
+    for kwargs in odd:
+        resp = client.post(url, headers=h, **kwargs)
+        assert resp.status_code < 500, (kwargs, resp.get_data(as_text=True)[:300])
+        assert resp.is_json
+    for sid in range(1, 8):
+        resp = client.get(f"/api/v1/submissions/{sid}", headers=h)
+        assert resp.status_code in (200, 404)
+    assert client.get("/api/v1/testsets", headers={"Authorization": "Bearer " + "x" * 10000}).status_code == 401

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import PASSWORD, assert_api_error, login, system_files, upload
+from enface_testkit import PASSWORD, assert_api_error, login, system_files, upload
 
 
 def auth(token):
@@ -18,7 +18,7 @@ XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 def test_csrf_less_form_posts_are_rejected(make_app, world):
     app = make_app(WTF_CSRF_ENABLED=True)
-    from conftest import World
+    from enface_testkit import World
 
     w = World(app)
     ts = w.testset()
@@ -130,7 +130,7 @@ def test_leaderboard_before_release(client, world):
 
 
 def test_references_are_never_public_before_release(client, world):
-    from conftest import DEMO
+    from enface_testkit import DEMO
 
     ts = world.testset()
     world.user("cap@a.org", team="Team A")
@@ -192,7 +192,7 @@ def test_new_token_is_shown_once(client, world):
 
 
 def test_login_rate_limit(make_app):
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(RATELIMIT_ENABLED=True, LOGIN_RATE_LIMIT="3 per minute")
     World(app).user("cap@a.org")
@@ -285,6 +285,30 @@ def test_security_headers(client):
 
 
 @pytest.mark.parametrize("path", ["/submissions/abc", "/leaderboard/999", "/testsets/999", "/submissions/999",
-                                  "/nope"])
+                                  "/nope", "/submissions/99999999999999999999999", "/api/v1/submissions/2147483648",
+                                  "/api/v1/testsets/-1", "/leaderboard/2147483647.csv"])
 def test_no_500_on_bad_paths(client, path):
     assert client.get(path).status_code == 404
+
+
+def test_secret_key_is_generated_once_and_kept_private(tmp_path, monkeypatch):
+    import stat
+
+    from enface.config import Config
+
+    for key in ("ENFACE_SECRET_KEY", "ENFACE_DATABASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("ENFACE_DATA_DIR", str(tmp_path / "inst"))
+    monkeypatch.setenv("ENFACE_MAX_UPLOAD_BYTES", "12345")
+    first = Config.from_env().finalize()
+    second = Config.from_env().finalize()
+    path = tmp_path / "inst" / "secret_key"
+    assert first["SECRET_KEY"] == second["SECRET_KEY"] == path.read_text().strip()
+    assert len(first["SECRET_KEY"]) >= 64
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert first["MAX_UPLOAD_BYTES"] == 12345 and first["MAX_CONTENT_LENGTH"] > 12345
+    assert first["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{tmp_path / 'inst' / 'enface.sqlite'}"
+    assert first["CELERY_BROKER_URL"] == f"sqla+sqlite:///{tmp_path / 'inst' / 'broker.sqlite'}"
+    assert first["JOBS"] == "celery" and first["WTF_CSRF_ENABLED"] and first["RATELIMIT_ENABLED"]
+    monkeypatch.setenv("ENFACE_SECRET_KEY", "from-the-environment")
+    assert Config.from_env().finalize()["SECRET_KEY"] == "from-the-environment"

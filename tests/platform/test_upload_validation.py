@@ -11,7 +11,7 @@ import zipfile
 import zlib
 
 import pytest
-from conftest import DEMO, assert_api_error, system_files, upload
+from enface_testkit import DEMO, assert_api_error, system_files, upload
 
 
 def auth(token):
@@ -117,7 +117,7 @@ def test_warnings_do_not_reject(client, team):
 
 
 def test_web_form_shows_the_report(client, world, team):
-    from conftest import login
+    from enface_testkit import login
 
     ts, _token = team
     login(client, "cap@a.org")
@@ -193,7 +193,7 @@ def test_zip_bomb_is_refused_before_extraction(client, team, tmp_path):
 
 
 def test_zip_over_the_uncompressed_cap(make_app, tmp_path):
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(MAX_UNZIPPED_BYTES=100_000)
     world = World(app)
@@ -227,7 +227,7 @@ def test_zip_symlink_is_refused(client, team):
 
 
 def test_zip_with_too_many_members(make_app):
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(MAX_UPLOAD_FILES=10)
     world = World(app)
@@ -267,7 +267,7 @@ def test_not_a_zip(client, team):
 
 
 def test_oversized_upload_is_413(make_app, tmp_path):
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(MAX_UPLOAD_BYTES=20_000)
     world = World(app)
@@ -291,3 +291,13 @@ def test_oversized_upload_is_413(make_app, tmp_path):
 
 def test_demo_data_present():
     assert (DEMO / "systems" / "broken-mt").is_dir()
+
+
+def test_zip_of_one_file_with_system_junk(client, team):
+    """A single all-segments file zipped on a Mac or Windows (with .DS_Store, __MACOSX, Thumbs.db)."""
+    ts, token = team
+    whole = b"".join(S[f"{d}.txt"] for d in ("jade-lantern.1", "jade-lantern.2", "mountain-inn"))
+    members = {"out/all.txt": whole, "out/.DS_Store": b"\0\0", "__MACOSX/out/._all.txt": b"x", "Thumbs.db": b"y"}
+    sub = _result(client, token, upload(client, ts, token, files=[("out.zip", make_zip(members))]))
+    assert sub["state"] == "scored", sub["timeline"]
+    assert sub["scores"]["bleu"]["score"] == pytest.approx(45.0386, abs=1e-3)

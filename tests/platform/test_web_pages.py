@@ -7,7 +7,7 @@ import re
 import zipfile
 from datetime import datetime, timedelta, timezone
 
-from conftest import DEMO, PASSWORD, login, system_files
+from enface_testkit import DEMO, PASSWORD, login, system_files
 
 
 def form_files(system="strong-mt"):
@@ -178,3 +178,17 @@ def test_organizer_sets_roles(client, world):
     assert "annotator" in client.get("/admin/users").get_data(as_text=True)
     html = client.post(f"/admin/users/{uid}/role", data={"role": "admin"}, follow_redirects=True).get_data(as_text=True)
     assert "Only an admin can make admins" in html
+
+
+def test_organizer_verifies_teams(client, world):
+    world.user("cap@a.org", team="Team A")
+    world.user("org@x.org", role="organizer")
+    login(client, "org@x.org")
+    with client.application.app_context():
+        from enface.extensions import db
+        from enface.models import Team
+        from sqlalchemy import select
+
+        team_id = db.session.scalar(select(Team.id))
+    html = client.post(f"/admin/teams/{team_id}/verify", follow_redirects=True).get_data(as_text=True)
+    assert "Team A is verified" in html and "Unverify" in html

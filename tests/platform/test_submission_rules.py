@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from conftest import assert_api_error, system_files, upload
+from enface_testkit import assert_api_error, system_files, upload
 
 
 def auth(token):
@@ -20,7 +20,7 @@ def quiet_app(make_app):
 
 @pytest.fixture
 def quiet(quiet_app):
-    from conftest import World
+    from enface_testkit import World
 
     world = World(quiet_app)
     ts = world.testset(quota_per_day=None, quota_total=None)

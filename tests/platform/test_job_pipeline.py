@@ -8,7 +8,7 @@ import time
 from datetime import timedelta
 
 import pytest
-from conftest import TestConfigEnv, system_files, upload
+from enface_testkit import TestConfigEnv, system_files, upload
 
 
 def auth(token):
@@ -33,7 +33,7 @@ def age(app, sid, seconds, **values):
 @pytest.fixture
 def queued(make_app):
     """Jobs go to the SQLite broker; nothing consumes them until a test starts a worker."""
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(JOBS="celery")
     world = World(app)
@@ -137,7 +137,7 @@ def test_sweeper_gives_up_after_max_attempts(app, world):
     # An organizer re-scores it: it takes its slot again and ends scored.
     org = world.token(world.user("org@x.org", role="organizer"))
     login_client = app.test_client()
-    from conftest import login
+    from enface_testkit import login
 
     login(login_client, "org@x.org")
     assert login_client.post(f"/admin/submissions/{sid}/rescore").status_code == 302
@@ -147,7 +147,7 @@ def test_sweeper_gives_up_after_max_attempts(app, world):
 
 def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     """With a COMET model configured, scoring hands COMET to the gpu queue; a COMET failure is n/a, not failed."""
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(COMET_MODEL="/nonexistent/comet-model")
     world = World(app)
@@ -177,7 +177,7 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
 def test_comet_scores_with_a_model(make_app, tmp_path, monkeypatch):
     """A tiny offline COMET checkpoint (tests/tiny_comet.py) through the gpu-queue job: scores and segments kept."""
     pytest.importorskip("comet")
-    from conftest import World
+    from enface_testkit import World
     from tiny_comet import build_tiny_comet
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -246,7 +246,7 @@ def test_duplicate_jobs_are_harmless(app, world):
 
 
 def test_rescore_testset_and_cache(app, world):
-    from conftest import login
+    from enface_testkit import login
 
     client = app.test_client()
     ts = world.testset(released=True)
@@ -267,3 +267,38 @@ def test_transition_table_refuses_nonsense():
 
     with pytest.raises(ValueError):
         transition(None, 1, "scored", "x", from_states=("received",))
+
+
+def test_real_worker_on_a_redis_broker(make_app):
+    """Scale-out: the same jobs through Redis (ENFACE_TEST_REDIS_URL, e.g. redis://127.0.0.1:6379/15)."""
+    import os
+    import uuid
+
+    from enface_testkit import World, require_service
+
+    url = os.environ.get("ENFACE_TEST_REDIS_URL", "").strip()
+    require_service(bool(url), "ENFACE_TEST_REDIS_URL is not set (a Redis server for the scale-out broker test)")
+    prefix = f"enface-test-{uuid.uuid4().hex[:8]}:"
+    app = make_app(JOBS="celery", CELERY_BROKER_URL=url, BROKER_KEY_PREFIX=prefix)
+    world = World(app)
+    ts = world.testset()
+    _uid, token = world.team_with_token("cap@a.org", "Team A")
+    client = app.test_client()
+    sid = upload(client, ts, token).get_json()["id"]
+    env_app = app   # the worker reads the broker and prefix from the environment
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "enface.worker", "worker", "-P", "solo",
+                               "-Q", "cpu,gpu", "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+                               "--without-heartbeat"],
+                              env=TestConfigEnv(env_app) | {"ENFACE_BROKER_KEY_PREFIX": prefix},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        sub = wait_state(client, token, sid, ("scored", "failed", "invalid"), proc=worker)
+        assert sub["state"] == "scored", sub["timeline"]
+    finally:
+        stop_worker(worker)
+        import redis
+
+        r = redis.Redis.from_url(url)
+        keys = list(r.scan_iter(f"{prefix}*"))
+        if keys:
+            r.delete(*keys)

@@ -7,7 +7,7 @@ import io
 import re
 
 import pytest
-from conftest import system_files, upload
+from enface_testkit import system_files, upload
 
 
 def auth(token):
@@ -139,7 +139,7 @@ def test_cache_is_used_until_scores_change(client, board, monkeypatch):
         client.get(f"/leaderboard/{ts}")
     assert len(calls) <= 1
     # A re-score writes scores: the next request rebuilds.
-    from conftest import login
+    from enface_testkit import login
 
     login(client, "org@x.org")
     client.post(f"/admin/submissions/{ids['strong']}/rescore")
@@ -153,7 +153,7 @@ def test_team_view_before_release_has_no_cross_team_marks(client, world):
     upload(client, ts, a)
     rows = client.get(f"/api/v1/testsets/{ts}/leaderboard", headers=auth(a)).get_json()["rows"]
     assert len(rows) == 1
-    from conftest import login
+    from enface_testkit import login
 
     login(client, "cap@a.org")
     html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)

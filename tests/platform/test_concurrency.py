@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 import requests
-from conftest import TestConfigEnv, system_files
+from enface_testkit import TestConfigEnv, system_files
 
 N = 8
 
@@ -57,7 +57,7 @@ def statuses(results) -> Counter:
 @pytest.fixture
 def served(make_app, live_server_factory):
     """The app behind a real threaded server; jobs go to the SQLite broker (no worker: rules only)."""
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(JOBS="celery")
     server = live_server_factory(app)
@@ -161,7 +161,7 @@ def _free_port() -> int:
 
 def test_concurrent_primaries_against_gunicorn(make_app, tmp_path):
     """Several gunicorn worker processes, each with its own connections: the database still decides."""
-    from conftest import World
+    from enface_testkit import World
 
     app = make_app(JOBS="celery")
     world = World(app)
