@@ -258,6 +258,8 @@ class SacrebleuScorer:
         return stats
 
     def _in_process(self, hyps: list[str], indices: list[int]) -> list:
+        if not indices:
+            return []
         if self._ref_cache is None:
             self._ref_cache = self.metric._cache_references(self.references)
         metric = self.metric
