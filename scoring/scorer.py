@@ -16,7 +16,7 @@ from .metrics.sacrebleu_metrics import (
     join_document,
     make_pool,
 )
-from .testset import TestSet
+from .testset import TestSet, split_by_documents
 
 #: metrics that need line-aligned output (n/a for document-level submissions)
 SEGMENT_METRICS = ("bleu", "chrf", "ter", "comet")
@@ -105,14 +105,7 @@ class Scorer:
             if missing:
                 raise ValueError(f"output lacks documents: {', '.join(missing)}")
             return {d: list(output[d]) for d in self.testset.doc_names}
-        lines = list(output)
-        if len(lines) != self.testset.num_segments:
-            raise ValueError(f"output has {len(lines)} lines, the test set {self.testset.num_segments}")
-        out, start = {}, 0
-        for doc in self.testset.documents:
-            out[doc.name] = lines[start:start + len(doc)]
-            start += len(doc)
-        return out
+        return split_by_documents(self.testset, list(output))
 
     def _score_sacrebleu(self, result: SystemScores, docs: dict[str, list[str]], document_level: bool) -> None:
         keys = [k for k in self.metrics if k in self._sacrebleu]

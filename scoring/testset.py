@@ -211,14 +211,8 @@ def output_from_files(testset: TestSet, files, *, document_level: bool = False) 
     if len(visible) == 1 and next(iter(visible)) not in docs:
         if document_level:
             raise TestSetError("a document-level output must have one <doc>.txt file per document")
-        lines = split_lines(next(iter(visible.values())).decode("utf-8"))
-        if len(lines) != testset.num_segments:
-            raise TestSetError(f"{len(lines)} lines, but the test set has {testset.num_segments} segments")
-        out, start = {}, 0
-        for doc in testset.documents:
-            out[doc.name] = lines[start:start + len(doc)]
-            start += len(doc)
-        return out
+        name, data = next(iter(visible.items()))
+        return split_by_documents(testset, split_lines(data.decode("utf-8")), name)
     missing = [n for n in testset.doc_names if n + DOC_SUFFIX not in visible]
     if missing:
         raise TestSetError(f"missing documents {', '.join(missing)}")
@@ -241,9 +235,13 @@ def load_system_output(testset: TestSet, path: str | Path, *, document_level: bo
         return {n: read_segments(files[n]) for n in testset.doc_names}
     if document_level:
         raise TestSetError(f"{path}: a document-level output must be a directory with one <doc>.txt per document")
-    lines = read_segments(path)
+    return split_by_documents(testset, read_segments(path), path)
+
+
+def split_by_documents(testset: TestSet, lines: list[str], where: str | Path = "output") -> dict[str, list[str]]:
+    """Cut a one-file output (every segment in test-set order) into documents."""
     if len(lines) != testset.num_segments:
-        raise TestSetError(f"{path}: {len(lines)} lines, but the test set has {testset.num_segments} segments")
+        raise TestSetError(f"{where}: {len(lines)} lines, but the test set has {testset.num_segments} segments")
     out, start = {}, 0
     for doc in testset.documents:
         out[doc.name] = lines[start:start + len(doc)]
