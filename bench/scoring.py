@@ -140,6 +140,7 @@ def main() -> None:
     scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB-again")
     print(f"re-scoring:    enface {time.perf_counter() - t0:7.1f} s   ratio {(time.perf_counter() - t0) / cli_b:.3f}x"
           "   (segment statistics remembered)")
+    scorer.close()
 
     if not args.no_comet:
         # COMET: comet's per-system path vs encoding sources/references once, same model, on CPU.
