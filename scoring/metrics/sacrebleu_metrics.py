@@ -170,7 +170,7 @@ class SacrebleuScorer:
     #: remembered hypotheses per unit, on average, before the memo is dropped
     MEMO_PER_UNIT = 20
     #: chunks per worker: enough for balance, few enough to keep per-task overhead small
-    CHUNKS_PER_WORKER = 6
+    CHUNKS_PER_WORKER = 16
 
     def __init__(self, key: str, references: list[list[str]], tgt_lang: str = "", *,
                  workers: int | None = None, cache_id: str | None = None):
