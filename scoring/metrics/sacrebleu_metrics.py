@@ -50,14 +50,16 @@ def make_metric(key: str, tgt_lang: str = ""):
     BLEU takes the default tokenizer of the target language (13a for English,
     zh for Chinese, ...), as sacrebleu does when given ``-l src-tgt``.
     """
-    from sacrebleu.metrics import BLEU, CHRF, TER
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from .fast_ter import CompiledTER
 
     spec = SACREBLEU_METRICS[key]
     if spec.factory == "BLEU":
         return BLEU(trg_lang=tgt_lang or "")
     if spec.factory == "CHRF":
         return CHRF()
-    return TER()
+    return CompiledTER()  # sacrebleu's TER, its edit distance compiled (fast_ter.py)
 
 
 def signature(key: str, tgt_lang: str, num_refs: int) -> str:
