@@ -11,7 +11,8 @@ export ENFACE_DATA_DIR
 
 .PHONY: venv install test lint demo demo-cli bench clean
 
-$(VENV)/.installed: pyproject.toml
+# setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
+$(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "$(TORCH)"

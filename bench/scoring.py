@@ -102,6 +102,11 @@ def timed(cmd: list[str]) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
+def cli_numbers(out: str) -> list[float]:
+    """The scores ``sacrebleu -b`` prints (BLEU, chrF, TER)."""
+    return [float(x.strip().strip(",")) for x in out.strip().strip("[]").split()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--segments", type=int, default=16700)
@@ -118,9 +123,9 @@ def main() -> None:
     cli_a, out_cli = timed(sacrebleu_cli + [str(args.out / "sysA.flat.txt")])
     ours_a, out_ours = timed([py, "-m", "scoring", "score", str(ts), str(args.out / "sysA"),
                               "-m", "bleu", "chrf", "ter", "--json"])
-    cli_scores = [float(x.strip().strip(",")) for x in out_cli.strip().strip("[]").split()]
     ours = json.loads(out_ours)["systems"][0]["scores"]
-    same = all(f"{ours[m]['score']:.16f}" == f"{c:.16f}" for m, c in zip(("bleu", "chrf", "ter"), cli_scores))
+    same = all(f"{ours[m]['score']:.16f}" == f"{c:.16f}"
+               for m, c in zip(("bleu", "chrf", "ter"), cli_numbers(out_cli)))
     print(f"one system:    sacrebleu CLI {cli_a:7.1f} s   enface {ours_a:7.1f} s   ratio {ours_a / cli_a:.2f}x"
           f"   identical scores: {same}")
 
@@ -130,12 +135,14 @@ def main() -> None:
     testset = load_testset(ts)
     scorer = Scorer(testset, ["bleu", "chrf", "ter"])
     scorer.score(load_system_output(testset, args.out / "sysA"), name="sysA")
-    cli_b, _ = timed(sacrebleu_cli + [str(args.out / "sysB.flat.txt")])
+    cli_b, out_cli_b = timed(sacrebleu_cli + [str(args.out / "sysB.flat.txt")])
     t0 = time.perf_counter()
-    scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB")
+    result_b = scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB")
     ours_b = time.perf_counter() - t0
+    same_b = all(f"{result_b.scores[m].value:.16f}" == f"{c:.16f}"
+                 for m, c in zip(("bleu", "chrf", "ter"), cli_numbers(out_cli_b)))
     print(f"later system:  sacrebleu CLI {cli_b:7.1f} s   enface {ours_b:7.1f} s   ratio {ours_b / cli_b:.2f}x"
-          "   (references cached)")
+          f"   identical scores: {same_b}   (references cached)")
     t0 = time.perf_counter()
     scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB-again")
     print(f"re-scoring:    enface {time.perf_counter() - t0:7.1f} s   ratio {(time.perf_counter() - t0) / cli_b:.3f}x"
