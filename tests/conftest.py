@@ -13,6 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo"
 sys.path.insert(0, str(Path(__file__).parent))  # tests/ helpers: realdata, tiny_comet
 
+# A fresh migrated database and app per test, for tests/platform and tests/campaigns.
+from enface_databases import database_url, db_template, make_app  # noqa: E402, F401
+
 
 def require_service(available: bool, reason: str) -> None:
     """Skip (or fail, in CI) when a server or tool the test needs is missing."""

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from campaign_helpers import PASSWORD, SYSTEMS, assignments_of, build_world, new_campaign, require_service
+from enface_databases import is_postgres
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +40,7 @@ AR_OUT = {"lantern": [
 
 
 @pytest.fixture(scope="module")
-def live(_mqm_db_template, tmp_path_factory):
+def live(db_template, tmp_path_factory):
     """(base url, world, zh->ar world) served by a threaded werkzeug server with CSRF on."""
     from enface import create_app
     from enface.config import TestConfig
@@ -52,11 +53,11 @@ def live(_mqm_db_template, tmp_path_factory):
     except ImportError:
         require_service(False, "the playwright Python package is not installed")
     tmp = tmp_path_factory.mktemp("browser")
-    postgres = os.environ.get("ENFACE_TEST_DATABASE_URL", "").startswith("postgresql")
+    postgres = is_postgres()
     if postgres:
-        name, url = _mqm_db_template.new()
+        name, url = db_template.new()
     else:
-        shutil.copyfile(_mqm_db_template, tmp / "enface.sqlite")
+        shutil.copyfile(db_template, tmp / "enface.sqlite")
         url = f"sqlite:///{tmp / 'enface.sqlite'}"
     app = create_app(TestConfig.for_dir(tmp, url, WTF_CSRF_ENABLED=True))
     world = build_world(app, tmp)
@@ -67,7 +68,7 @@ def live(_mqm_db_template, tmp_path_factory):
     server.shutdown()
     app.extensions["enface_db"][0].dispose()
     if postgres:
-        _mqm_db_template.drop(name)
+        db_template.drop(name)
 
 
 @pytest.fixture(scope="module")

@@ -195,8 +195,8 @@ def test_reopen_and_close(world):
 
 
 @pytest.fixture
-def cli_env(world, mqm_database_url, tmp_path):
-    return {"ENFACE_DATABASE_URL": mqm_database_url, "ENFACE_DATA_DIR": str(tmp_path / "data"),
+def cli_env(world, database_url, tmp_path):
+    return {"ENFACE_DATABASE_URL": database_url, "ENFACE_DATA_DIR": str(tmp_path / "data"),
             "ENFACE_SECRET_KEY": "cli-test"}
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "data" / "demo"
-TEST_DB_URL = os.environ.get("ENFACE_TEST_DATABASE_URL", "").strip()
 PASSWORD = "correct horse battery"
 
 
@@ -32,10 +31,7 @@ def _root_conftest():
 require_service = _root_conftest().require_service
 
 
-
-def is_postgres() -> bool:
-    return TEST_DB_URL.startswith("postgresql")
-
+from enface_databases import TEST_DB_URL, is_postgres  # noqa: E402, F401  (re-exported)
 
 
 class World:
