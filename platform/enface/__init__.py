@@ -109,7 +109,9 @@ class DatabaseId(IntegerConverter):
 
 
 def _wants_json() -> bool:
-    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+    # The team API and the annotation API speak JSON only, errors included.
+    return (request.path.startswith(("/api/", "/annotate/api/"))
+            or request.accept_mimetypes.best == "application/json")
 
 
 def _register_errors(app: Flask) -> None:
@@ -124,11 +126,13 @@ def _register_errors(app: Flask) -> None:
     def _service_error(exc: ServiceError):
         if _wants_json():
             return api_error(exc.code, exc.message, exc.status, exc.details)
-        return render_template("error.html", status=exc.status, title="Refused", message=exc.message), exc.status
+        title = {404: "Not found", 410: "Gone"}.get(exc.status, "Refused")
+        return render_template("error.html", status=exc.status, title=title, message=exc.message), exc.status
 
     @app.errorhandler(CSRFError)
     def _csrf_error(exc):
-        message = "the form expired or did not come from this site; reload the page and try again"
+        message = ("the form expired or did not come from this site (no valid CSRF token); "
+                   "reload the page and try again")
         if _wants_json():
             return api_error("csrf", message, 400)
         return render_template("error.html", status=400, title="Form rejected", message=message), 400
@@ -137,13 +141,12 @@ def _register_errors(app: Flask) -> None:
     def _http_error(exc: HTTPException):
         status = exc.code or 500
         codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 413: "too_large", 429: "rate_limited"}
+                 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type", 429: "rate_limited"}
         message = exc.description or exc.name
         if status == 413:
             message = (f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB")
         if _wants_json():
-            resp = api_error(codes.get(status, "http_error"), message, status)
-            return resp
+            return api_error(codes.get(status, "http_error"), message, status)
         return render_template("error.html", status=status, title=exc.name, message=message), status
 
     @app.errorhandler(Exception)

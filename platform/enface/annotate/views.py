@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user
-from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
 
 from ..campaigns import services as svc
 from ..extensions import limiter
@@ -20,38 +18,7 @@ from . import bp
 MAX_JSON_BYTES = 64 * 1024
 
 
-def _is_api() -> bool:
-    return request.path.startswith("/annotate/api/")
-
-
-def _json_error(code: str, message: str, status: int, details=None):
-    return jsonify({"error": {"code": code, "message": message, "details": details or {}}}), status
-
-
-@bp.errorhandler(ServiceError)
-def _service_error(exc: ServiceError):
-    if _is_api():
-        return _json_error(exc.code, exc.message, exc.status, exc.details)
-    title = {404: "Not found", 410: "Gone"}.get(exc.status, "Refused")
-    return render_template("error.html", status=exc.status, title=title, message=exc.message), exc.status
-
-
-@bp.errorhandler(CSRFError)
-def _csrf_error(exc):
-    message = "the request did not carry this page's CSRF token; reload the page and try again"
-    if _is_api():
-        return _json_error("csrf", message, 400)
-    return render_template("error.html", status=400, title="Form rejected", message=message), 400
-
-
-@bp.errorhandler(HTTPException)
-def _http_error(exc: HTTPException):
-    if not _is_api():
-        return render_template("error.html", status=exc.code, title=exc.name,
-                               message=exc.description or exc.name), exc.code or 500
-    codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-             405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type", 429: "rate_limited"}
-    return _json_error(codes.get(exc.code or 500, "http_error"), exc.description or exc.name, exc.code or 500)
+# Errors, JSON under /annotate/api/ and pages elsewhere, are the app's handlers (enface/__init__.py).
 
 
 def _api_user():
