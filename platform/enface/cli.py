@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -230,8 +231,9 @@ def _worker_cmd(queues: str, concurrency: int | None, loglevel: str = "INFO") ->
 class Services:
     """gunicorn and a Celery worker as child processes, plus the sweeper in a thread; stopped together."""
 
-    def __init__(self, host: str, port: int, workers: int, jobs: int, quiet: bool = False):
-        self.host, self.port, self.workers, self.jobs, self.quiet = host, port, workers, jobs, quiet
+    def __init__(self, host: str, port: int, workers: int, jobs: int, log_dir: Path | None = None):
+        """With ``log_dir``, the children write to ``web.log`` and ``worker.log`` there instead of the terminal."""
+        self.host, self.port, self.workers, self.jobs, self.log_dir = host, port, workers, jobs, log_dir
         self.procs: dict[str, subprocess.Popen] = {}
         self.stopping = threading.Event()
 
@@ -240,15 +242,28 @@ class Services:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         return f"http://{host}:{self.port}"
 
+    def log(self, name: str) -> Path | None:
+        return self.log_dir / f"{name}.log" if self.log_dir else None
+
+    def _output(self, name: str):
+        if self.log_dir is None:
+            return None
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        return open(self.log(name), "ab")   # noqa: SIM115  (the child holds it; our copy closes below)
+
     def start(self) -> None:
-        out = subprocess.DEVNULL if self.quiet else None
         gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}", "--workers",
                     str(self.workers), "--worker-class", "gthread", "--threads", "4", "--timeout", "120",
-                    "--graceful-timeout", "20", "--access-logfile", "-" if not self.quiet else "/dev/null",
+                    "--graceful-timeout", "20", "--access-logfile", "-" if self.log_dir is None else "/dev/null",
                     "enface:create_app()"]
-        self.procs["web"] = subprocess.Popen(gunicorn, stdout=out, stderr=out)
-        self.procs["worker"] = subprocess.Popen(_worker_cmd("cpu,gpu", self.jobs, "WARNING" if self.quiet else "INFO"),
-                                                stdout=out, stderr=out)
+        commands = {"web": gunicorn, "worker": _worker_cmd("cpu,gpu", self.jobs, "INFO")}
+        for name, command in commands.items():
+            out = self._output(name)
+            try:
+                self.procs[name] = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT if out else None)
+            finally:
+                if out is not None:
+                    out.close()
         threading.Thread(target=self._sweeper, name="sweeper", daemon=True).start()
 
     def _sweeper(self) -> None:
@@ -269,9 +284,7 @@ class Services:
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for name, proc in self.procs.items():
-                if proc.poll() is not None:
-                    raise RuntimeError(f"{name} exited with status {proc.returncode} while starting")
+            self.check_alive("while starting")
             try:
                 with urllib.request.urlopen(self.url + "/healthz", timeout=2) as resp:
                     if resp.status == 200:
@@ -279,6 +292,13 @@ class Services:
             except OSError:
                 time.sleep(0.3)
         raise RuntimeError(f"the server did not answer on {self.url} within {timeout:.0f} s")
+
+    def check_alive(self, when: str) -> None:
+        """Raise RuntimeError, naming the log to read, if the web server or the worker has exited."""
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                where = f"; its output is in {self.log(name)}" if self.log_dir else ""
+                raise RuntimeError(f"the {name} process exited with status {proc.returncode} {when}{where}")
 
     def stop(self) -> None:
         self.stopping.set()
@@ -318,8 +338,9 @@ class Services:
 
 
 def _prepare(upgrade_db: bool = True):
-    """Create the data directory and secret key once, before child processes race for them; migrate."""
+    """Create the data directory, secret key and broker queues once, before child processes race for them; migrate."""
     from .config import Config
+    from .jobs import declare_queues
     from .migrate import upgrade
 
     cfg = Config.from_env()
@@ -327,6 +348,7 @@ def _prepare(upgrade_db: bool = True):
     cfg.finalize()
     if upgrade_db:
         upgrade(cfg.SQLALCHEMY_DATABASE_URI)
+    declare_queues(cfg.CELERY_BROKER_URL)
     return cfg
 
 
@@ -402,13 +424,19 @@ class ApiClient:
 FINAL_STATES = ("scored", "invalid", "failed")
 
 
-def wait_for(client: ApiClient, submission_id: int, timeout: float, show: bool = True) -> dict:
-    """Poll a submission until it is scored, invalid or failed, showing its progress."""
+def wait_for(client: ApiClient, submission_id: int, timeout: float, show: bool = True,
+             check: Callable[[], None] | None = None) -> dict:
+    """Poll a submission until it is scored, invalid or failed, showing its progress.
+
+    ``check`` is called on every poll; it raises to stop waiting (e.g. when the worker has died).
+    """
     tty = sys.stderr.isatty()
     seen_events = 0
     deadline = time.monotonic() + timeout
     bar = None
     while True:
+        if check is not None:
+            check()
         sub = client.submission(submission_id)
         if show:
             for event in sub["timeline"][seen_events:]:
@@ -561,7 +589,7 @@ def demo(host, port, demo_dir, once):
         already = database.session.scalar(select(Submission.id).where(Submission.testset_id == ts_id).limit(1))
     logins = _demo_accounts(app, cfg.DATA_DIR)
 
-    svc = Services(host, port, workers=2, jobs=1, quiet=True)
+    svc = Services(host, port, workers=2, jobs=1, log_dir=cfg.DATA_DIR / "logs")
     svc.start()
     try:
         svc.wait_ready()
@@ -575,7 +603,8 @@ def demo(host, port, demo_dir, once):
                 click.echo(f"submitted {system} as {label} {name!r}: submission {created['id']}")
                 ids.append((client, created["id"]))
             for client, sid in ids:
-                sub = wait_for(client, sid, timeout=300, show=False)
+                sub = wait_for(client, sid, timeout=300, show=False,
+                               check=lambda: svc.check_alive("before the demo systems were scored"))
                 click.echo(f"  submission {sid} ({sub['system_name']}): {sub['state']}")
         with app.app_context():
             ts = database.session.get(TestSet, ts_id)

@@ -21,6 +21,7 @@ Tasks only carry a submission id; the state lives in the database.
 from __future__ import annotations
 
 import logging
+import time
 
 from celery import Celery, Task, shared_task
 from celery.signals import worker_process_init
@@ -87,16 +88,53 @@ def _after_fork(**_kwargs) -> None:
         flask_app.extensions["enface_db"][0].dispose(close=False)
 
 
-def enqueue(job: str, submission_id: int) -> None:
-    """Queue a job for a submission. A broker failure is logged, not raised: the sweeper queues it later."""
+def declare_queues(broker_url: str) -> None:
+    """Create the broker's queues once, before a web server and a worker start side by side.
+
+    kombu's SQL transport creates its tables and queue rows by check-then-insert
+    under a lock that holds within one process only. A web process publishing
+    its first job while the worker starts can lose that race ("table
+    kombu_queue already exists", "UNIQUE constraint failed: kombu_queue.name"),
+    and the lost job would wait for the sweeper. Redis and AMQP declare
+    atomically and need nothing here.
+    """
+    if not broker_url.startswith("sqla+"):
+        return
+    from kombu import Connection, Exchange, Queue
+
+    with Connection(broker_url, transport_options={"connect_args": {"timeout": 30}}) as conn:
+        channel = conn.default_channel
+        for name in sorted({queue for _task, queue in QUEUES.values()}):
+            Queue(name, Exchange(name, "direct"), routing_key=name)(channel).declare()
+
+
+ENQUEUE_ATTEMPTS = 3
+
+
+def enqueue(job: str, submission_id: int) -> bool:
+    """Queue a job for a submission; False if the broker refused it.
+
+    A failed publish is tried again (a broker's transient errors, such as the
+    SQL transport's races, pass), then logged, not raised: the submission keeps
+    its state and heartbeat, and the sweeper queues it again once it looks stuck.
+    """
     from flask import current_app
 
     name, queue = QUEUES[job]
     celery: Celery = current_app.extensions["celery"]
-    try:
-        celery.tasks[name].apply_async((submission_id,), queue=queue)
-    except Exception:   # the submission stays in its state with a heartbeat; sweep() requeues it
-        log.exception("could not queue %s for submission %s; the sweeper will retry", job, submission_id)
+    for attempt in range(1, ENQUEUE_ATTEMPTS + 1):
+        try:
+            celery.tasks[name].apply_async((submission_id,), queue=queue)
+            return True
+        except Exception:
+            if attempt == ENQUEUE_ATTEMPTS:
+                log.exception("could not queue %s for submission %s after %d attempts; the sweeper will retry",
+                              job, submission_id, attempt)
+                return False
+            log.warning("queueing %s for submission %s failed (attempt %d); trying again", job, submission_id,
+                        attempt, exc_info=True)
+            time.sleep(0.2 * attempt)
+    return False
 
 
 @shared_task(name="enface.validate_submission", acks_late=True)

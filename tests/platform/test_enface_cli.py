@@ -218,6 +218,25 @@ def test_serve_runs_gunicorn_and_a_worker_and_stops_cleanly(app, tmp_path):
     assert [k for k in kids if _alive(k)] == []   # gunicorn and the worker stopped with it
 
 
+def _tails(folder: Path) -> str:
+    return "".join(f"\n--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(folder.glob("*.log")))
+
+
+def test_services_name_the_child_that_died_and_its_log(tmp_path):
+    from enface.cli import Services
+
+    svc = Services("127.0.0.1", _free_port(), workers=1, jobs=1, log_dir=tmp_path / "logs")
+    out = svc._output("worker")
+    svc.procs["worker"] = subprocess.Popen([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], stdout=out,
+                                           stderr=subprocess.STDOUT)
+    out.close()
+    svc.procs["worker"].wait(timeout=30)
+    with pytest.raises(RuntimeError, match=r"the worker process exited with status 3 while testing; its output is "
+                                           r"in .*logs/worker\.log"):
+        svc.check_alive("while testing")
+    assert (tmp_path / "logs" / "worker.log").read_text() == "boom\n"
+
+
 def test_demo_once(tmp_path):
     env = dict(os.environ)
     env.update({"ENFACE_DATA_DIR": str(tmp_path / "demo"), "ENFACE_SCORING_WORKERS": "1"})
@@ -225,9 +244,14 @@ def test_demo_once(tmp_path):
                 "ENFACE_JOBS"):
         env.pop(key, None)
     port = _free_port()
-    result = subprocess.run([*ENFACE, "demo", "--once", "--port", str(port)], env=env, capture_output=True,
-                            text=True, timeout=240)
-    assert result.returncode == 0, result.stdout + result.stderr
+    logs = tmp_path / "demo" / "logs"
+    try:
+        result = subprocess.run([*ENFACE, "demo", "--once", "--port", str(port)], env=env, capture_output=True,
+                                text=True, timeout=240)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"{exc}\n{exc.stdout}\n{_tails(logs)}") from None
+    assert result.returncode == 0, result.stdout + result.stderr + _tails(logs)
+    assert "ready." in (logs / "worker.log").read_text()   # the children's output is kept, not thrown away
     out = result.stdout
     assert f"http://127.0.0.1:{port}/leaderboard/1" in out
     for email in ("organizer@demo.enface.org", "captain@lantern-lab.example", "captain@inkstone.example",

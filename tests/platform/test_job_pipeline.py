@@ -302,3 +302,85 @@ def test_real_worker_on_a_redis_broker(make_app):
         keys = list(r.scan_iter(f"{prefix}*"))
         if keys:
             r.delete(*keys)
+
+
+def _publish_race(url: str, declared: bool, rounds: int = 8, publishers: int = 3) -> list[str]:
+    """Start ``publishers`` processes at once on a fresh SQLite broker, ``rounds`` times; return their errors."""
+    import multiprocessing
+    import tempfile
+    from pathlib import Path
+
+    from enface.jobs import declare_queues
+
+    ctx = multiprocessing.get_context("spawn")
+    errors: list[str] = []
+    for _ in range(rounds):
+        folder = Path(tempfile.mkdtemp(dir=url))
+        broker = f"sqla+sqlite:///{folder / 'broker.sqlite'}"
+        if declared:
+            declare_queues(broker)
+        with ctx.Pool(publishers) as pool:
+            errors += [e for e in pool.map(_publish_once, [broker] * publishers) if e]
+    return errors
+
+
+def _publish_once(broker: str) -> str:
+    from kombu import Connection, Exchange, Queue
+
+    try:
+        with Connection(broker) as conn:
+            conn.Producer().publish({"submission": 1}, exchange=Exchange("cpu", "direct"), routing_key="cpu",
+                                    declare=[Queue("cpu", Exchange("cpu", "direct"), "cpu")])
+    except Exception as exc:
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    return ""
+
+
+def test_declare_queues_creates_the_sqlite_broker_once(tmp_path):
+    import sqlite3
+
+    from enface.jobs import declare_queues
+
+    broker = tmp_path / "broker.sqlite"
+    declare_queues(f"sqla+sqlite:///{broker}")
+    declare_queues(f"sqla+sqlite:///{broker}")   # a second start finds them
+    names = sorted(n for (n,) in sqlite3.connect(broker).execute("SELECT name FROM kombu_queue"))
+    assert names == ["cpu", "gpu"]
+    declare_queues("redis://127.0.0.1:1/0")   # other brokers declare atomically: nothing is opened
+    assert not (tmp_path / "1").exists()
+
+
+def test_publishers_starting_together_lose_nothing_once_queues_are_declared(tmp_path):
+    """kombu's SQL transport races between processes on a fresh broker; declare_queues (run by `enface serve`
+    and `enface demo` before they start children) takes the race away."""
+    assert _publish_race(str(tmp_path), declared=True) == []
+
+
+def test_enqueue_tries_again_then_gives_up_without_raising(queued, monkeypatch, caplog):
+    from enface import jobs
+
+    app, _world, _ts, _token = queued
+    task = app.extensions["celery"].tasks["enface.validate_submission"]
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(args)
+        if len(calls) < 2:
+            raise RuntimeError("UNIQUE constraint failed: kombu_queue.name")
+
+    monkeypatch.setattr(jobs.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(task, "apply_async", flaky)
+    with app.app_context():
+        assert jobs.enqueue("validate", 7) is True
+    assert calls == [((7,),), ((7,),)]
+
+    def broken(*args, **kwargs):
+        calls.append(args)
+        raise RuntimeError("broker unreachable")
+
+    calls.clear()
+    monkeypatch.setattr(task, "apply_async", broken)
+    with app.app_context():
+        assert jobs.enqueue("validate", 7) is False
+    assert len(calls) == jobs.ENQUEUE_ATTEMPTS
+    assert "could not queue validate for submission 7 after 3 attempts" in caplog.text
