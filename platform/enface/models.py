@@ -345,6 +345,15 @@ class Submission(Base):
     def owner_name(self) -> str:
         return self.team.name if self.team is not None else "Organizers"
 
+    @property
+    def group(self) -> str:
+        """The WMT leaderboard group: baseline, primary-constrained, primary-unconstrained or contrastive."""
+        if self.label == "baseline":
+            return "baseline"
+        if self.label == "primary":
+            return "primary-constrained" if self.constrained else "primary-unconstrained"
+        return "contrastive"
+
     def corpus_scores(self) -> dict[str, ScoreRow]:
         return {s.metric: s for s in self.scores if s.scope == "corpus"}
 

@@ -155,3 +155,22 @@ class LiveServer:
     def stop(self):
         self.server.shutdown()
         self.thread.join(10)
+
+
+def wait_http(url: str, proc, timeout: float = 90) -> None:
+    """Wait until ``url`` answers 200; fail with the server's output if ``proc`` exits or time runs out."""
+    import time
+
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            out = proc.stdout.read().decode(errors="replace")[-4000:] if proc.poll() is not None else ""
+            raise AssertionError(f"{url} did not answer within {timeout:.0f} s{': ' + out if out else ''}")
+        time.sleep(0.3)

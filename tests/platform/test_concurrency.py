@@ -12,12 +12,11 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 
 import pytest
 import requests
-from enface_testkit import TestConfigEnv, system_files
+from enface_testkit import TestConfigEnv, system_files, wait_http
 
 N = 8
 
@@ -174,15 +173,7 @@ def test_concurrent_primaries_against_gunicorn(make_app, tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read().decode()[-3000:]
-            time.sleep(0.2)
+        wait_http(f"{url}/healthz", proc, timeout=60)
         jobs = [{"testset": ts, "label": "primary" if i < 6 else "contrastive", "system_name": f"s{i}"}
                 for i in range(12)]
         got = statuses(fire(url, token, jobs))

@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
 from click.testing import CliRunner
 from enface.cli import main
-from enface_testkit import DEMO, TestConfigEnv
+from enface_testkit import DEMO, TestConfigEnv, wait_http
 
 ENFACE = [sys.executable, "-m", "enface.cli"]
 
@@ -172,20 +171,6 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _wait_http(url: str, proc, timeout: float = 90):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if requests.get(url, timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        if proc.poll() is not None:
-            raise AssertionError(proc.stdout.read().decode(errors="replace")[-4000:])
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.3)
-
-
 def test_serve_runs_gunicorn_and_a_worker_and_stops_cleanly(app, tmp_path):
     from enface_testkit import World
 
@@ -198,7 +183,7 @@ def test_serve_runs_gunicorn_and_a_worker_and_stops_cleanly(app, tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_http(url + "/healthz", proc)
+        wait_http(url + "/healthz", proc)
         kids = _descendants(proc.pid)
         assert len(kids) >= 2   # gunicorn (master and worker) and celery
         result = subprocess.run([*ENFACE, "submit", "--url", url, "--token", token, "--testset", str(ts),

@@ -144,14 +144,6 @@ def default_selected(sub: Submission) -> bool:
     return sub.label == "baseline" or (sub.label == "primary" and sub.slot is not None)
 
 
-def system_group(sub: Submission) -> str:
-    if sub.label == "baseline":
-        return "baseline"
-    if sub.label == "primary":
-        return "primary-constrained" if sub.constrained else "primary-unconstrained"
-    return "contrastive"
-
-
 def testset_docs(ts: TestSet) -> list[logic.DocInfo]:
     rows = db.session.execute(select(Document.name, Segment.source).join(Segment, Segment.document_id == Document.id)
                               .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
@@ -987,7 +979,7 @@ def compute_results(campaign: Campaign, *, doc: str | None = None) -> dict:
         sub = subs.get(sid)
         out["systems"][system] = {"submission_id": sid, "score": row["score"], "segments": row["segments"],
                                   "source_words": row["source_words"], "errors": row["errors"],
-                                  "group": system_group(sub) if sub else "contrastive",
+                                  "group": sub.group if sub else "contrastive",
                                   "team": sub.owner_name if sub else "", "constrained": sub.constrained if sub else True}
     group_index = {key: i for i, (key, _t) in enumerate(GROUPS)}
     sign = -1 if scheme.higher_is_better else 1

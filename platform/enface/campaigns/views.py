@@ -97,7 +97,7 @@ def new():
     schemes = [(name, svc.get_scheme(name).title) for name in svc.scheme_names()]
     status = 400 if request.method == "POST" else 200
     return render_template("campaigns/new.html", ts=ts, subs=subs, docs=doc_rows, form=form, schemes=schemes,
-                           group=svc.system_group, attention_kinds=ATTENTION_KINDS, word_modes=svc.WORD_MODES,
+                           attention_kinds=ATTENTION_KINDS, word_modes=svc.WORD_MODES,
                            units=SIGNIFICANCE_UNITS, words_method=counter.method), status
 
 
@@ -118,7 +118,7 @@ def show(campaign_id: int):
                            scheme=scheme, labels=labels, doc=doc, fmt_ms=svc.fmt_ms,
                            docs=sorted({i.document.name for i in campaign.items}),
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
-                           group=svc.system_group, new_links=None)
+                           new_links=None)
 
 
 @bp.get("/<int:campaign_id>/results.json")

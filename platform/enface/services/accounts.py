@@ -163,12 +163,17 @@ def create_team(user: User, name: str, affiliation: str = "") -> Team:
         team = Team(name=name, affiliation=affiliation, invite_code=Team.new_invite_code())
         db.session.add(team)
         db.session.flush()
-        n = db.session.execute(update(User).where(User.id == user.id, User.team_id.is_(None))
-                               .values(team_id=team.id, team_role="captain")).rowcount
-        if n != 1:
-            raise ServiceError("already_in_team", "you are already in a team", 409)
+        _enter_team(user, team, "captain")
     db.session.refresh(user)
     return team
+
+
+def _enter_team(user: User, team: Team, role: str) -> None:
+    """Inside a write: put a user without a team into ``team`` (a compare-and-set, so two requests can't both)."""
+    n = db.session.execute(update(User).where(User.id == user.id, User.team_id.is_(None))
+                           .values(team_id=team.id, team_role=role)).rowcount
+    if n != 1:
+        raise ServiceError("already_in_team", "you are already in a team", 409)
 
 
 def join_team(user: User, invite_code: str) -> Team:
@@ -178,10 +183,7 @@ def join_team(user: User, invite_code: str) -> Team:
         raise ServiceError("bad_invite_code", "no team has this invite code; ask your captain for it", 400,
                            {"field": "invite_code"})
     with db.write():
-        n = db.session.execute(update(User).where(User.id == user.id, User.team_id.is_(None))
-                               .values(team_id=team.id, team_role="member")).rowcount
-        if n != 1:
-            raise ServiceError("already_in_team", "you are already in a team", 409)
+        _enter_team(user, team, "member")
     db.session.refresh(user)
     return team
 

@@ -37,14 +37,6 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _group(sub: Submission) -> str:
-    if sub.label == "baseline":
-        return "baseline"
-    if sub.label == "primary":
-        return "primary-constrained" if sub.constrained else "primary-unconstrained"
-    return "contrastive"
-
-
 def _build(ts: TestSet) -> dict:
     subs = db.session.scalars(
         select(Submission)
@@ -69,7 +61,7 @@ def _build(ts: TestSet) -> dict:
                 reasons.setdefault(key, s.reason)
         rows.append({"submission_id": sub.id, "team": sub.owner_name, "team_id": sub.team_id,
                      "system": sub.system_name, "label": sub.label, "constrained": sub.constrained,
-                     "baseline": sub.label == "baseline", "group": _group(sub), "document_level": sub.document_level,
+                     "baseline": sub.label == "baseline", "group": sub.group, "document_level": sub.document_level,
                      "description": sub.description, "scores": scores})
     sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
                     "bleu")
