@@ -60,12 +60,15 @@ def db():
 @db.command("upgrade")
 @click.option("--revision", default="head", show_default=True)
 def db_upgrade(revision: str):
-    """Create or migrate the database."""
+    """Create or migrate the database (and create the SQLite broker's queues)."""
     from .config import Config
+    from .jobs import declare_queues
     from .migrate import current_revision, upgrade
 
-    url = Config.from_env().SQLALCHEMY_DATABASE_URI
+    cfg = Config.from_env()
+    url = cfg.SQLALCHEMY_DATABASE_URI
     upgrade(url, revision)
+    declare_queues(cfg.CELERY_BROKER_URL)
     click.echo(f"database at revision {current_revision(url)} ({_redact(url)})")
 
 

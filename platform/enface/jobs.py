@@ -21,7 +21,6 @@ Tasks only carry a submission id; the state lives in the database.
 from __future__ import annotations
 
 import logging
-import time
 
 from celery import Celery, Task, shared_task
 from celery.signals import worker_process_init
@@ -108,33 +107,22 @@ def declare_queues(broker_url: str) -> None:
             Queue(name, Exchange(name, "direct"), routing_key=name)(channel).declare()
 
 
-ENQUEUE_ATTEMPTS = 3
+def enqueue(job: str, submission_id: int) -> None:
+    """Queue a job for a submission.
 
-
-def enqueue(job: str, submission_id: int) -> bool:
-    """Queue a job for a submission; False if the broker refused it.
-
-    A failed publish is tried again (a broker's transient errors, such as the
-    SQL transport's races, pass), then logged, not raised: the submission keeps
-    its state and heartbeat, and the sweeper queues it again once it looks stuck.
+    Celery already retries a publish that fails with a broker connection error
+    (``task_publish_retry``). What still fails is logged, not raised: the
+    submission keeps its state and heartbeat, and the sweeper queues it again
+    once it looks stuck.
     """
     from flask import current_app
 
     name, queue = QUEUES[job]
     celery: Celery = current_app.extensions["celery"]
-    for attempt in range(1, ENQUEUE_ATTEMPTS + 1):
-        try:
-            celery.tasks[name].apply_async((submission_id,), queue=queue)
-            return True
-        except Exception:
-            if attempt == ENQUEUE_ATTEMPTS:
-                log.exception("could not queue %s for submission %s after %d attempts; the sweeper will retry",
-                              job, submission_id, attempt)
-                return False
-            log.warning("queueing %s for submission %s failed (attempt %d); trying again", job, submission_id,
-                        attempt, exc_info=True)
-            time.sleep(0.2 * attempt)
-    return False
+    try:
+        celery.tasks[name].apply_async((submission_id,), queue=queue)
+    except Exception:
+        log.exception("could not queue %s for submission %s; the sweeper will retry", job, submission_id)
 
 
 @shared_task(name="enface.validate_submission", acks_late=True)

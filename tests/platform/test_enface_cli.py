@@ -41,8 +41,13 @@ def run(*args, ok=True):
 def test_db_upgrade_on_a_fresh_data_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("ENFACE_DATABASE_URL", raising=False)
     monkeypatch.setenv("ENFACE_DATA_DIR", str(tmp_path / "fresh"))
+    monkeypatch.delenv("ENFACE_BROKER_URL", raising=False)
     out = run("db", "upgrade").output
     assert (tmp_path / "fresh" / "enface.sqlite").is_file()
+    import sqlite3
+
+    broker = sqlite3.connect(tmp_path / "fresh" / "broker.sqlite")
+    assert sorted(n for (n,) in broker.execute("SELECT name FROM kombu_queue")) == ["cpu", "gpu"]
     from enface.migrate import head_revision
 
     head = head_revision()

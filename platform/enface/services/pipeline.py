@@ -18,10 +18,10 @@ from sqlalchemy import insert, select, update
 
 from scoring import Scorer
 from scoring.testset import output_from_files
-from scoring.validate import validate_files
+from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
 from ..extensions import begin_write, db
-from ..models import Document, OutputSegment, ScoreRow, Submission, TestSet, utcnow
+from ..models import PENDING_STATES, Document, OutputSegment, ScoreRow, Submission, TestSet, utcnow
 from .submissions import delete_scores, note, transition
 from .testsets import bump_scores_version, scoring_testset
 from .uploads import UploadError, blob_path, read_zip_members, zip_limits
@@ -55,10 +55,8 @@ def run_validation(submission_id: int) -> str | None:
         try:
             files = _uploaded_files(sub)
         except UploadError as exc:
-            report = {"submission": f"submission {sub.id}", "ok": False, "document_level": False, "na_metrics": [],
-                      "documents": {}, "warnings": [],
-                      "errors": [{"severity": "error", "code": exc.code, "message": exc.message, "file": None,
-                                  "line": None, "column": None, "byte_offset": None, "document": None}]}
+            report = ValidationReport(f"submission {sub.id}",
+                                      findings=[Finding(ERROR, exc.code, exc.message, None, None)]).to_dict()
             with db.write():
                 session.execute(update(Submission).where(Submission.id == sub.id).values(report=report))
                 transition(session, sub.id, "invalid", exc.message, from_states=("validating",), job=None)
@@ -275,8 +273,7 @@ def sweep(stuck_after: int | None = None, now=None) -> list[tuple[int, str]]:
     now = now or utcnow()
     cutoff = now - timedelta(seconds=stuck_after)
     session = db.session
-    stuck = session.scalars(select(Submission).where(Submission.state.in_(("received", "validating", "valid",
-                                                                            "scoring")),
+    stuck = session.scalars(select(Submission).where(Submission.state.in_(PENDING_STATES),
                                                      Submission.heartbeat_at < cutoff)
                             .order_by(Submission.id)).all()
     done: list[tuple[int, str]] = []

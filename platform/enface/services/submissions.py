@@ -15,6 +15,7 @@ A refusal rolls the whole transaction back, so nothing is half written.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,6 +28,7 @@ from sqlalchemy.orm import Session, selectinload
 from ..extensions import db
 from ..models import (
     LABELS,
+    PENDING_STATES,
     QuotaUsage,
     ScoreRow,
     Submission,
@@ -119,7 +121,10 @@ def get_visible(user: User | None, submission_id: int) -> Submission:
 def team_submissions(user: User, testset_id: int | None = None) -> list[Submission]:
     if user.team_id is None and not user.is_organizer:
         return []
-    q = select(Submission).options(selectinload(Submission.scores), selectinload(Submission.testset))
+    # submission_dict reads files, events and the team of every row: loaded in one query each, not one per row.
+    q = select(Submission).options(selectinload(Submission.scores), selectinload(Submission.testset),
+                                   selectinload(Submission.files), selectinload(Submission.events),
+                                   selectinload(Submission.team))
     if user.team_id is not None:
         q = q.where((Submission.team_id == user.team_id) | ((Submission.user_id == user.id)
                                                             & (Submission.label == "baseline")))
@@ -197,23 +202,34 @@ def _primary_refusal(session: Session, ts: TestSet, team_id: int) -> ServiceErro
         "the current primary first.", 409, {"primary": existing.id if existing else None})
 
 
+def _take_slot(session: Session, label: str, take: Callable[[int], None]) -> bool:
+    """Try the label's slots in order, each in a savepoint; the unique constraint settles races. False: all taken."""
+    for slot in (1,) if label == "primary" else (1, 2):
+        try:
+            with session.begin_nested():
+                take(slot)
+            return True
+        except IntegrityError:
+            continue
+    return False
+
+
 def _insert_with_slot(session: Session, sub: Submission, ts: TestSet) -> None:
     if sub.label == "baseline":
         sub.slot = None
         session.add(sub)
         session.flush()
         return
-    slots = (1,) if sub.label == "primary" else (1, 2)
-    for slot in slots:
+
+    def insert_in(slot: int) -> None:
+        if sub in session:   # left over from a slot that collided
+            session.expunge(sub)
         sub.slot = slot
-        try:
-            with session.begin_nested():
-                session.add(sub)
-                session.flush()
-            return
-        except IntegrityError:
-            session.expunge(sub) if sub in session else None
-            continue
+        session.add(sub)
+        session.flush()
+
+    if _take_slot(session, sub.label, insert_in):
+        return
     if sub.label == "primary":
         raise _primary_refusal(session, ts, sub.team_id)
     raise ServiceError("contrastive_limit", "your team already has two contrastive submissions for this test set "
@@ -262,7 +278,7 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
         quota_day = None
         if data.label != "baseline":
             quota_day = _take_quota(session, ts, team_id, now)
-        sub = Submission(testset_id=ts.id, team_id=team_id if data.label != "baseline" else user.team_id,
+        sub = Submission(testset_id=ts.id, team_id=team_id,
                          user_id=user.id, label=data.label, constrained=data.constrained,
                          system_name=data.system_name, description=data.description, state="received",
                          state_changed_at=now, heartbeat_at=now, job="validate", upload_kind=kind,
@@ -388,7 +404,7 @@ def rescore(user: User | None, sub: Submission, *, who: str = "an organizer") ->
 
     if sub.withdrawn:
         raise ServiceError("withdrawn", "a withdrawn submission is not re-scored", 409)
-    if sub.state in ("received", "validating", "valid", "scoring"):
+    if sub.state in PENDING_STATES:
         raise ServiceError("busy", f"#{sub.id} is {sub.state}; it is already being processed", 409)
     if sub.state == "invalid":
         raise ServiceError("invalid", f"#{sub.id} is invalid; it cannot be scored", 409)
@@ -396,15 +412,10 @@ def rescore(user: User | None, sub: Submission, *, who: str = "an organizer") ->
     with db.write() as session:
         if sub.slot is None and sub.label != "baseline" and sub.state == "failed":
             # A failed submission gave its slot back; it needs one again to count.
-            slots = (1,) if sub.label == "primary" else (1, 2)
-            for slot in slots:
-                try:
-                    with session.begin_nested():
-                        session.execute(update(Submission).where(Submission.id == sub.id).values(slot=slot))
-                    break
-                except IntegrityError:
-                    continue
-            else:
+            def move_to(slot: int) -> None:
+                session.execute(update(Submission).where(Submission.id == sub.id).values(slot=slot))
+
+            if not _take_slot(session, sub.label, move_to):
                 raise ServiceError("slot_taken", f"#{sub.id} failed and its team has since used its "
                                    f"{sub.label} slot; it cannot be re-scored", 409)
         to, job = ("valid", "score") if validated else ("received", "validate")
