@@ -149,6 +149,23 @@ def test_references_are_never_public_before_release(client, world):
     assert any("/ref2/" in n for n in names)
 
 
+def test_the_downloaded_test_set_loads_back_as_it_was_imported(client, world, tmp_path):
+    import io
+    import zipfile
+
+    from enface_testkit import DEMO
+    from scoring import load_testset
+
+    ts = world.testset(references_public=True)
+    world.user("cap@a.org", team="Team A")
+    login(client, "cap@a.org")
+    zipfile.ZipFile(io.BytesIO(client.get(f"/testsets/{ts}/source.zip").data)).extractall(tmp_path / "download")
+    (folder,) = (tmp_path / "download").iterdir()
+    back, original = load_testset(folder), load_testset(DEMO / "testset")
+    assert (back.src_lang, back.tgt_lang) == (original.src_lang, original.tgt_lang)
+    assert back.documents == original.documents
+
+
 def test_sources_need_a_login(client, world):
     ts = world.testset()
     assert client.get(f"/testsets/{ts}/source.zip").status_code == 302

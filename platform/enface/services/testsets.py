@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
+import json
 import tempfile
 import threading
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -159,26 +160,6 @@ def document_counts(ts: TestSet) -> list[dict]:
     return [{"name": d.name, "segments": d.num_segments} for d in ts.documents]
 
 
-def sources_by_document(ts: TestSet) -> dict[str, list[str]]:
-    rows = db.session.execute(select(Document.name, Segment.source).join(Segment)
-                              .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
-    out: dict[str, list[str]] = {d.name: [] for d in ts.documents}
-    for name, src in rows:
-        out[name].append(src)
-    return out
-
-
-def references_by_document(ts: TestSet) -> dict[str, list[list[str]]]:
-    rows = db.session.execute(select(Document.name, Segment.ref1, Segment.ref2, Segment.more_refs).join(Segment)
-                              .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
-    out: dict[str, list[list[str]]] = {d.name: [[] for _ in range(ts.num_refs)] for d in ts.documents}
-    for name, r1, r2, more in rows:
-        refs = [r1, r2, *(more or [])][: ts.num_refs]
-        for i, r in enumerate(refs):
-            out[name][i].append(r or "")
-    return out
-
-
 # --------------------------------------------------------------------------- the scoring library's view
 
 _cache_lock = threading.Lock()
@@ -191,8 +172,15 @@ def scoring_testset(ts: TestSet) -> ScoringTestSet:
         hit = _scoring_cache.get(ts.id)
         if hit is not None and hit[0] == ts.fingerprint:
             return hit[1]
-    refs = references_by_document(ts)
-    sources = sources_by_document(ts)
+    rows = db.session.execute(select(Document.name, Segment.source, Segment.ref1, Segment.ref2, Segment.more_refs)
+                              .join(Segment).where(Document.testset_id == ts.id)
+                              .order_by(Document.position, Segment.position))
+    sources: dict[str, list[str]] = {d.name: [] for d in ts.documents}
+    refs: dict[str, list[list[str]]] = {d.name: [[] for _ in range(ts.num_refs)] for d in ts.documents}
+    for name, source, ref1, ref2, more in rows:
+        sources[name].append(source)
+        for i, ref in enumerate([ref1, ref2, *(more or [])][: ts.num_refs]):
+            refs[name][i].append(ref or "")
     docs = [ScoringDocument(d.name, tuple(sources[d.name]), tuple(tuple(r) for r in refs[d.name]))
             for d in ts.documents]
     loaded = ScoringTestSet(ts.name, ts.src_lang, ts.tgt_lang, docs, None, dict(ts.meta or {}))
@@ -201,22 +189,14 @@ def scoring_testset(ts: TestSet) -> ScoringTestSet:
     return loaded
 
 
-def export_testset(ts: TestSet, dest: Path, *, with_references: bool) -> Path:
-    """Write the test set in the on-disk format (sources; references only when asked)."""
-    import json
-
-    if dest.exists():
-        shutil.rmtree(dest)
-    (dest / "source").mkdir(parents=True)
-    meta = {"name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
-            "documents": [d.name for d in ts.documents]}
-    (dest / "testset.json").write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    for name, lines in sources_by_document(ts).items():
-        (dest / "source" / f"{name}.txt").write_text("".join(s + "\n" for s in lines), encoding="utf-8")
+def testset_files(ts: TestSet, *, with_references: bool) -> Iterator[tuple[str, str]]:
+    """The test set in the on-disk format that ``scoring.load_testset`` reads, as (relative path, text) pairs."""
+    loaded = scoring_testset(ts)
+    meta = {"name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang, "documents": loaded.doc_names}
+    yield "testset.json", json.dumps(meta, ensure_ascii=False, indent=2) + "\n"
+    for doc in loaded.documents:
+        yield f"source/{doc.name}.txt", "".join(line + "\n" for line in doc.source)
     if with_references:
-        for name, refs in references_by_document(ts).items():
-            for i, lines in enumerate(refs):
-                folder = dest / f"ref{i + 1}"
-                folder.mkdir(exist_ok=True)
-                (folder / f"{name}.txt").write_text("".join(s + "\n" for s in lines), encoding="utf-8")
-    return dest
+        for doc in loaded.documents:
+            for i, lines in enumerate(doc.refs):
+                yield f"ref{i + 1}/{doc.name}.txt", "".join(line + "\n" for line in lines)

@@ -37,18 +37,8 @@ def source_zip(testset_id: int):
     buf = io.BytesIO()
     folder = f"{ts.name}".replace("/", "_")
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        import json
-
-        zf.writestr(f"{folder}/testset.json", json.dumps({"name": ts.name, "src_lang": ts.src_lang,
-                                                           "tgt_lang": ts.tgt_lang,
-                                                           "documents": [d.name for d in ts.documents]},
-                                                          ensure_ascii=False, indent=2) + "\n")
-        for name, lines in testsets_svc.sources_by_document(ts).items():
-            zf.writestr(f"{folder}/source/{name}.txt", "".join(s + "\n" for s in lines))
-        if with_refs:
-            for name, refs in testsets_svc.references_by_document(ts).items():
-                for i, lines in enumerate(refs):
-                    zf.writestr(f"{folder}/ref{i + 1}/{name}.txt", "".join(s + "\n" for s in lines))
+        for path, text in testsets_svc.testset_files(ts, with_references=with_refs):
+            zf.writestr(f"{folder}/{path}", text)
     filename = f"testset-{ts.id}{'-with-references' if with_refs else '-source'}.zip"
     return Response(buf.getvalue(), mimetype="application/zip",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
