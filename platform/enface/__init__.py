@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, g, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
@@ -181,4 +181,4 @@ def _register_template_helpers(app: Flask) -> None:
     def _globals():
         from flask_login import current_user
 
-        return {"current_user": current_user, "now": g.get("now")}
+        return {"current_user": current_user}

@@ -464,9 +464,11 @@ def wait_for(client: ApiClient, submission_id: int, timeout: float, show: bool =
 
 
 def print_result(sub: dict) -> int:
+    from .models import METRICS
+
     if sub["state"] == "scored":
         click.echo(f"submission {sub['id']} scored ({sub['page']}):")
-        for key in ("bleu", "chrf", "comet", "ter", "dbleu"):
+        for key in METRICS:
             s = sub["scores"].get(key)
             if s is None:
                 continue

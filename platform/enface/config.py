@@ -41,6 +41,12 @@ def _int(name: str, default: int) -> int:
         raise SystemExit(f"{name}={raw!r}: expected an integer") from None
 
 
+def embedded_urls(data_dir: Path) -> tuple[str, str, str]:
+    """The embedded defaults: SQLite database, SQLite broker and SQLite result backend under ``data_dir``."""
+    return (f"sqlite:///{data_dir / 'enface.sqlite'}", f"sqla+sqlite:///{data_dir / 'broker.sqlite'}",
+            f"db+sqlite:///{data_dir / 'results.sqlite'}")
+
+
 def load_or_create_secret(data_dir: Path) -> str:
     """The secret key stored in ``<data_dir>/secret_key``, created (0600) on first use.
 
@@ -113,10 +119,10 @@ class Config:
         env = os.environ
         data_dir = Path(overrides.pop("DATA_DIR", None) or env.get("ENFACE_DATA_DIR") or cls.DATA_DIR)
         cfg.DATA_DIR = data_dir.expanduser().resolve()
-        cfg.SQLALCHEMY_DATABASE_URI = env.get("ENFACE_DATABASE_URL") or f"sqlite:///{cfg.DATA_DIR / 'enface.sqlite'}"
-        cfg.CELERY_BROKER_URL = env.get("ENFACE_BROKER_URL") or f"sqla+sqlite:///{cfg.DATA_DIR / 'broker.sqlite'}"
-        cfg.CELERY_RESULT_BACKEND = (env.get("ENFACE_RESULT_BACKEND")
-                                     or f"db+sqlite:///{cfg.DATA_DIR / 'results.sqlite'}")
+        database, broker, results = embedded_urls(cfg.DATA_DIR)
+        cfg.SQLALCHEMY_DATABASE_URI = env.get("ENFACE_DATABASE_URL") or database
+        cfg.CELERY_BROKER_URL = env.get("ENFACE_BROKER_URL") or broker
+        cfg.CELERY_RESULT_BACKEND = env.get("ENFACE_RESULT_BACKEND") or results
         cfg.BROKER_KEY_PREFIX = env.get("ENFACE_BROKER_KEY_PREFIX", "")
         cfg.SECRET_KEY = env.get("ENFACE_SECRET_KEY", "")
         cfg.COMET_MODEL = env.get("ENFACE_COMET_MODEL") or None
@@ -161,9 +167,8 @@ class TestConfig(Config):
     def for_dir(cls, data_dir: Path, database_url: str | None = None, **overrides) -> TestConfig:
         cfg = cls()
         cfg.DATA_DIR = Path(data_dir)
-        cfg.SQLALCHEMY_DATABASE_URI = database_url or f"sqlite:///{Path(data_dir) / 'enface.sqlite'}"
-        cfg.CELERY_BROKER_URL = f"sqla+sqlite:///{Path(data_dir) / 'broker.sqlite'}"
-        cfg.CELERY_RESULT_BACKEND = f"db+sqlite:///{Path(data_dir) / 'results.sqlite'}"
+        database, cfg.CELERY_BROKER_URL, cfg.CELERY_RESULT_BACKEND = embedded_urls(cfg.DATA_DIR)
+        cfg.SQLALCHEMY_DATABASE_URI = database_url or database
         cfg.SECRET_KEY = "test-secret-key"
         for key, value in overrides.items():
             setattr(cfg, key, value)

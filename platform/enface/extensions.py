@@ -65,10 +65,6 @@ class Database:
             session.close()
 
     @property
-    def engine(self) -> Engine:
-        return current_app.extensions["enface_db"][0]
-
-    @property
     def session(self) -> Session:
         if not has_app_context():
             raise RuntimeError("db.session needs an app context")

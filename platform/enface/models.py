@@ -49,7 +49,6 @@ STATES = ("received", "validating", "invalid", "valid", "scoring", "scored", "fa
 PENDING_STATES = ("received", "validating", "valid", "scoring")
 #: States that give the slot and the quota back.
 RELEASING_STATES = ("invalid", "failed")
-TEAM_ROLES = ("captain", "member")
 METRICS = ("bleu", "chrf", "comet", "ter", "dbleu")
 
 
@@ -110,10 +109,6 @@ class Team(Base):
     @staticmethod
     def new_invite_code() -> str:
         return secrets.token_urlsafe(12)
-
-    @property
-    def captain(self) -> User | None:
-        return next((m for m in self.members if m.team_role == "captain"), None)
 
 
 class User(UserMixin, Base):

@@ -1,10 +1,11 @@
 from flask import current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from ..auth.forms import EmptyForm
 from ..extensions import db
-from ..models import STATES, Submission, Team, User, utcnow
+from ..models import STATES, Submission, Team, User
 from ..services import NotFound, ServiceError, accounts
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
@@ -17,9 +18,11 @@ from .forms import ImportForm, RoleForm, SettingsForm
 @bp.get("/")
 def index():
     counts = dict(db.session.execute(select(Submission.state, func.count()).group_by(Submission.state)).all())
-    recent = db.session.scalars(select(Submission).order_by(Submission.id.desc()).limit(30)).all()
+    recent = db.session.scalars(select(Submission).options(selectinload(Submission.team),
+                                                           selectinload(Submission.testset))
+                                .order_by(Submission.id.desc()).limit(30)).all()
     return render_template("admin/index.html", testsets=testsets_svc.list_testsets(), counts=counts, states=STATES,
-                           recent=recent, action_form=EmptyForm(), now=utcnow())
+                           recent=recent, action_form=EmptyForm())
 
 
 @bp.route("/testsets/import", methods=["GET", "POST"])
@@ -60,10 +63,10 @@ def testset(testset_id: int):
         else:
             flash("Settings saved.", "success")
             return redirect(url_for("admin.testset", testset_id=ts.id))
-    submissions = db.session.scalars(select(Submission).where(Submission.testset_id == ts.id)
-                                     .order_by(Submission.id.desc())).all()
+    submissions = db.session.scalars(select(Submission).options(selectinload(Submission.team))
+                                     .where(Submission.testset_id == ts.id).order_by(Submission.id.desc())).all()
     return render_template("admin/testset.html", ts=ts, form=form, submissions=submissions,
-                           action_form=EmptyForm(), now=utcnow())
+                           action_form=EmptyForm())
 
 
 class _Obj:

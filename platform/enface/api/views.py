@@ -142,7 +142,5 @@ def make_primary(submission_id: int):
 @bp.get("/testsets/<int:testset_id>/leaderboard")
 def leaderboard(testset_id: int):
     board = lb.visible_leaderboard(g.api_user, testset_id)
-    return jsonify({"testset_id": board["testset_id"], "testset": board["testset"], "task": board["task"],
-                    "released": board["released"], "scope": board["scope"], "sort_metric": board["sort_metric"],
-                    "columns": board["columns"], "signatures": board["signatures"], "rows": lb.api_rows(board)})
+    return jsonify(lb.api_payload(board))
 

@@ -28,8 +28,6 @@ def csv(testset_id: int):
 @bp.get("/<int:testset_id>.json")
 def json(testset_id: int):
     board = lb.visible_leaderboard(current_user, testset_id)
-    resp = jsonify({"testset_id": board["testset_id"], "testset": board["testset"], "task": board["task"],
-                    "released": board["released"], "scope": board["scope"], "sort_metric": board["sort_metric"],
-                    "columns": board["columns"], "signatures": board["signatures"], "rows": lb.api_rows(board)})
+    resp = jsonify(lb.api_payload(board))
     resp.headers["Content-Disposition"] = f'attachment; filename="leaderboard-{testset_id}.json"'
     return resp

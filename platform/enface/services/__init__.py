@@ -13,9 +13,6 @@ class ServiceError(Exception):
         self.status = status
         self.details = details if details is not None else {}
 
-    def to_dict(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
-
 
 class NotFound(ServiceError):
     def __init__(self, what: str = "resource"):

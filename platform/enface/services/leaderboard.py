@@ -18,12 +18,14 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from scoring.metrics import DISPLAY, HIGHER_IS_BETTER
+
 from ..extensions import db
-from ..models import ScoreRow, Submission, TestSet, User
+from ..models import METRICS, ScoreRow, Submission, TestSet, User
 from . import NotFound
 
-COLUMNS = [("bleu", "BLEU", True), ("chrf", "chrF", True), ("comet", "COMET", True), ("ter", "TER", False),
-           ("dbleu", "d-BLEU", True)]
+#: (metric, column title, higher is better) in the WMT 2023 literary task's order; directions are the library's.
+COLUMNS = [(key, {"chrf": "chrF"}.get(key, DISPLAY[key]), HIGHER_IS_BETTER[key]) for key in METRICS]
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
 
@@ -48,7 +50,7 @@ def _build(ts: TestSet) -> dict:
     reasons: dict[str, str] = {}
     for sub in subs:
         scores = {}
-        corpus = {s.metric: s for s in sub.scores if s.scope == "corpus"}
+        corpus = sub.corpus_scores()
         for key, _name, _hib in COLUMNS:
             s = corpus.get(key)
             scores[key] = {"score": s.value if s else None, "reason": (s.reason if s else "not computed"),
@@ -113,6 +115,13 @@ def get_leaderboard(testset_id: int) -> dict:
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     return board
+
+
+def api_payload(board: dict) -> dict:
+    """The leaderboard as the API and the JSON download give it."""
+    return {"testset_id": board["testset_id"], "testset": board["testset"], "task": board["task"],
+            "released": board["released"], "scope": board["scope"], "sort_metric": board["sort_metric"],
+            "columns": board["columns"], "signatures": board["signatures"], "rows": api_rows(board)}
 
 
 def visible_leaderboard(user: User | None, testset_id: int) -> dict:

@@ -17,6 +17,7 @@ from flask import current_app
 from sqlalchemy import insert, select, update
 
 from scoring import Scorer
+from scoring.metrics.sacrebleu_metrics import SACREBLEU_METRICS
 from scoring.testset import output_from_files
 from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
@@ -28,7 +29,7 @@ from .uploads import UploadError, blob_path, read_zip_members, zip_limits
 
 log = logging.getLogger(__name__)
 
-CPU_METRICS = ["bleu", "chrf", "ter", "dbleu"]
+CPU_METRICS = list(SACREBLEU_METRICS)   # bleu, chrf, ter, dbleu: computed by this job
 
 
 # --------------------------------------------------------------------------- validation

@@ -29,6 +29,7 @@ from ..extensions import db
 from ..models import (
     LABELS,
     PENDING_STATES,
+    RELEASING_STATES,
     QuotaUsage,
     ScoreRow,
     Submission,
@@ -388,7 +389,7 @@ def transition(session: Session, sub_id: int, to: str, message: str, *, from_sta
     if n != 1:
         return False
     session.add(SubmissionEvent(submission_id=sub_id, state=to, message=message, created_at=now))
-    if to in ("invalid", "failed"):
+    if to in RELEASING_STATES:
         _give_back(session, session.get(Submission, sub_id))
     return True
 

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import contains_eager
 
 from scoring.testset import Document as ScoringDocument
 from scoring.testset import TestSet as ScoringTestSet
@@ -30,7 +31,8 @@ def get_testset(testset_id: int) -> TestSet:
 
 
 def list_testsets() -> list[TestSet]:
-    return list(db.session.scalars(select(TestSet).join(Task).order_by(Task.id, TestSet.id)))
+    return list(db.session.scalars(select(TestSet).join(Task).options(contains_eager(TestSet.task))
+                                   .order_by(Task.id, TestSet.id)))
 
 
 def get_or_create_task(name: str) -> Task:

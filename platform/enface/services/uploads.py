@@ -41,9 +41,7 @@ class StoredFile:
 
 
 def uploads_dir() -> Path:
-    path = Path(current_app.config["DATA_DIR"]) / "uploads"
-    (path / "tmp").mkdir(parents=True, exist_ok=True)
-    return path
+    return Path(current_app.config["DATA_DIR"]) / "uploads"   # created with uploads/tmp by create_app
 
 
 def blob_path(sha256: str) -> Path:

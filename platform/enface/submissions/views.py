@@ -7,7 +7,6 @@ from flask_login import current_user, login_required
 from ..auth.forms import EmptyForm
 from ..extensions import db
 from ..forms import choices
-from ..models import utcnow
 from ..services import Forbidden, NotFound, ServiceError
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
@@ -18,14 +17,14 @@ from .forms import SubmitForm
 
 @bp.get("/")
 def index():
-    return render_template("submissions/index.html", testsets=testsets_svc.list_testsets(), now=utcnow())
+    return render_template("submissions/index.html", testsets=testsets_svc.list_testsets())
 
 
 @bp.get("/testsets/<int:testset_id>")
 def testset(testset_id: int):
     ts = testsets_svc.get_testset(testset_id)
     mine = subs.team_submissions(current_user, ts.id) if current_user.is_authenticated else []
-    return render_template("submissions/testset.html", ts=ts, mine=mine, now=utcnow())
+    return render_template("submissions/testset.html", ts=ts, mine=mine)
 
 
 @bp.get("/testsets/<int:testset_id>/source.zip")
@@ -59,19 +58,19 @@ def submit(testset_id: int):
             sub = subs.create_submission(current_user, ts, data, files)
         except ServiceError as exc:
             flash(exc.message, "error")
-            return render_template("submissions/submit.html", ts=ts, form=form, now=utcnow()), exc.status
+            return render_template("submissions/submit.html", ts=ts, form=form), exc.status
         flash(f"Submission #{sub.id} received. Validation and scoring run in the background; this page follows "
               "them.", "success")
         return redirect(url_for("submissions.detail", submission_id=sub.id))
     status = 400 if request.method == "POST" else 200
-    return render_template("submissions/submit.html", ts=ts, form=form, now=utcnow()), status
+    return render_template("submissions/submit.html", ts=ts, form=form), status
 
 
 @bp.get("/submissions")
 @login_required
 def mine():
     return render_template("submissions/mine.html", submissions=subs.team_submissions(current_user),
-                           action_form=EmptyForm(), now=utcnow())
+                           action_form=EmptyForm())
 
 
 @bp.get("/submissions/<int:submission_id>")
@@ -79,7 +78,7 @@ def detail(submission_id: int):
     sub = subs.get_visible(current_user, submission_id)
     owner = current_user.is_authenticated and (subs.can_manage(current_user, sub) or current_user.is_organizer)
     return render_template("submissions/detail.html", sub=sub, owner=owner, action_form=EmptyForm(),
-                           scores=sub.corpus_scores(), now=utcnow())
+                           scores=sub.corpus_scores())
 
 
 def _action(submission_id: int, fn, done: str):
