@@ -3,13 +3,13 @@
     enface db upgrade
     enface create-user --role participant|annotator|organizer|admin EMAIL [--team NAME] [--password PW] [--token]
     enface testset import DIR --task NAME
-    enface serve [--host 127.0.0.1] [--port 8000] [--workers N]
+    enface serve [--host 127.0.0.1] [--port 8000] [--workers N] [--jobs N] [--no-upgrade]
     enface submit --url URL --token TOKEN --testset ID --label primary [--unconstrained] --system-name NAME FILES...
-    enface demo
+    enface demo [--port 8000] [--once] [--data DEMO_TASK_DIR]
     enface rescore (--testset ID | --submission ID)
     enface sweep
     enface reset-password EMAIL
-    enface worker [-Q cpu,gpu]
+    enface worker [-Q cpu,gpu] [-c N] [--loglevel INFO]
 
 Every command reads the same ENFACE_* variables as the server (see enface/config.py).
 """
@@ -199,7 +199,7 @@ def rescore(testset_id, submission_id):
 @main.command()
 @click.option("--stuck-after", type=int, default=None, help="seconds without a heartbeat (default ENFACE_STUCK_AFTER)")
 def sweep(stuck_after):
-    """Requeue submissions whose worker died."""
+    """Requeue submissions whose worker died (`enface serve` does this every minute; run it from cron otherwise)."""
     from .services.pipeline import sweep as run_sweep
 
     app = _app()
@@ -211,9 +211,10 @@ def sweep(stuck_after):
 
 
 @main.command()
-@click.option("-Q", "--queues", default="cpu,gpu", show_default=True)
-@click.option("-c", "--concurrency", type=int, default=None)
-@click.option("--loglevel", default="INFO")
+@click.option("-Q", "--queues", default="cpu,gpu", show_default=True, help="cpu: validation and sacrebleu "
+              "metrics; gpu: COMET (needs ENFACE_COMET_MODEL)")
+@click.option("-c", "--concurrency", type=int, default=None, help="worker processes [default: one per core]")
+@click.option("--loglevel", default="INFO", show_default=True)
 def worker(queues, concurrency, loglevel):
     """Run a Celery worker (for more workers on more machines)."""
     cmd = _worker_cmd(queues, concurrency, loglevel)
@@ -490,7 +491,7 @@ def print_result(sub: dict) -> int:
 
 
 @main.command()
-@click.option("--url", required=True, envvar="ENFACE_URL", help="the platform, e.g. http://127.0.0.1:8000")
+@click.option("--url", required=True, envvar="ENFACE_URL", help="the platform, e.g. http://127.0.0.1:8000 (or $ENFACE_URL)")
 @click.option("--token", required=True, envvar="ENFACE_TOKEN", help="an API token (or $ENFACE_TOKEN)")
 @click.option("--testset", "testset_id", required=True, type=int)
 @click.option("--label", type=click.Choice(["primary", "contrastive", "baseline"]), default="primary",
@@ -573,10 +574,14 @@ def _demo_accounts(app, data_dir: Path) -> dict[str, dict]:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--data", "demo_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=str(ROOT / "data" / "demo"), show_default=True)
+              default=str(ROOT / "data" / "demo"), show_default=True,
+              help="the demo task (test set and systems); the platform's data goes to ENFACE_DATA_DIR")
 @click.option("--once", is_flag=True, help="stop once the demo systems are scored, instead of serving")
 def demo(host, port, demo_dir, once):
-    """Set up the demo task, submit the demo systems through the API, and serve it."""
+    """Set up the demo task, submit the demo systems through the API, and serve it.
+
+    The web server's and the worker's output go to <ENFACE_DATA_DIR>/logs/web.log and worker.log.
+    """
     from sqlalchemy import select
 
     from .extensions import db as database

@@ -6,7 +6,7 @@ environment when an app (or a worker, or the CLI) is created.
 =========================  ===============================================================
 variable                   default
 =========================  ===============================================================
-ENFACE_DATA_DIR            ``./instance``: database, broker, uploads, secret key
+ENFACE_DATA_DIR            ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
 ENFACE_DATABASE_URL        ``sqlite:///<data_dir>/enface.sqlite``
 ENFACE_BROKER_URL          ``sqla+sqlite:///<data_dir>/broker.sqlite``
 ENFACE_RESULT_BACKEND      ``db+sqlite:///<data_dir>/results.sqlite``
@@ -19,6 +19,8 @@ ENFACE_RATELIMIT_STORAGE   ``memory://`` (``redis://...`` when several web proce
 ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests only)
 ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
 ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
+ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 =========================  ===============================================================
 """
 
