@@ -117,29 +117,29 @@ def enqueue(job: str, submission_id: int) -> None:
     """
     from flask import current_app
 
-    name, queue = QUEUES[job]
+    name, _queue = QUEUES[job]   # task_routes sends it to its queue
     celery: Celery = current_app.extensions["celery"]
     try:
-        celery.tasks[name].apply_async((submission_id,), queue=queue)
+        celery.tasks[name].apply_async((submission_id,))
     except Exception:
         log.exception("could not queue %s for submission %s; the sweeper will retry", job, submission_id)
 
 
-@shared_task(name="enface.validate_submission", acks_late=True)
+@shared_task(name="enface.validate_submission")
 def validate_submission(submission_id: int):
     from .services.pipeline import run_validation
 
     return run_validation(submission_id)
 
 
-@shared_task(name="enface.score_submission", acks_late=True)
+@shared_task(name="enface.score_submission")
 def score_submission(submission_id: int):
     from .services.pipeline import run_scoring
 
     return run_scoring(submission_id)
 
 
-@shared_task(name="enface.comet_submission", acks_late=True)
+@shared_task(name="enface.comet_submission")
 def comet_submission(submission_id: int):
     from .services.pipeline import run_comet
 

@@ -369,3 +369,12 @@ def test_enqueue_logs_a_broker_failure_without_raising(queued, monkeypatch, capl
     with app.app_context():
         jobs.enqueue("validate", 7)
     assert "could not queue validate for submission 7; the sweeper will retry" in caplog.text
+
+
+def test_each_job_is_routed_to_its_queue_and_acked_late(app):
+    from enface.jobs import QUEUES
+
+    celery = app.extensions["celery"]
+    for name, queue in QUEUES.values():
+        assert celery.amqp.router.route({}, name)["queue"].name == queue
+        assert celery.tasks[name].acks_late is True
