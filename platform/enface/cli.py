@@ -259,7 +259,9 @@ class Services:
         gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}", "--workers",
                     str(self.workers), "--worker-class", "gthread", "--threads", "4", "--timeout", "120",
                     "--graceful-timeout", "20", "--access-logfile", "-" if self.log_dir is None else "/dev/null",
-                    "enface:create_app()"]
+                    # gunicorn's control socket defaults to ~/.gunicorn/gunicorn.ctl, one path for every server
+                    # the user runs (two `enface serve` would take it from each other); enface does not use it.
+                    "--no-control-socket", "enface:create_app()"]
         commands = {"web": gunicorn, "worker": _worker_cmd("cpu,gpu", self.jobs, "INFO")}
         for name, command in commands.items():
             out = self._output(name)

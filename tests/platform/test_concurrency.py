@@ -169,7 +169,7 @@ def test_concurrent_primaries_against_gunicorn(make_app, tmp_path):
     port = _free_port()
     env = TestConfigEnv(app) | {"ENFACE_JOBS": "celery"}
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-                             "--threads", "4", "--worker-class", "gthread", "enface:create_app()"], env=env,
+                             "--threads", "4", "--worker-class", "gthread", "--no-control-socket", "enface:create_app()"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -182,7 +182,7 @@ def test_serve_runs_gunicorn_and_a_worker_and_stops_cleanly(app, tmp_path):
     world = World(app)
     ts = world.testset()
     _uid, token = world.team_with_token("cap@a.org", "Team A")
-    env = TestConfigEnv(app)
+    env = TestConfigEnv(app) | {"HOME": str(tmp_path / "home")}
     port = _free_port()
     proc = subprocess.Popen([*ENFACE, "serve", "--port", str(port), "--workers", "1"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -191,6 +191,8 @@ def test_serve_runs_gunicorn_and_a_worker_and_stops_cleanly(app, tmp_path):
         wait_http(url + "/healthz", proc)
         kids = _descendants(proc.pid)
         assert len(kids) >= 2   # gunicorn (master and worker) and celery
+        # Nothing outside the data folder: no gunicorn control socket in ~/.gunicorn shared by every server.
+        assert not (tmp_path / "home" / ".gunicorn").exists()
         result = subprocess.run([*ENFACE, "submit", "--url", url, "--token", token, "--testset", str(ts),
                                  "--label", "primary", "--system-name", "served", str(DEMO / "systems" / "strong-mt")],
                                 env=env, capture_output=True, text=True, timeout=180)
