@@ -154,6 +154,7 @@ def test_the_downloaded_test_set_loads_back_as_it_was_imported(client, world, tm
     import zipfile
 
     from enface_testkit import DEMO
+
     from scoring import load_testset
 
     ts = world.testset(references_public=True)
