@@ -166,6 +166,67 @@ def test_closed_campaign_refuses_changes(setup):
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "campaign_closed"
 
 
+def _set_campaign_state(cid: int, state: str) -> None:
+    """Changes the state from a session of its own, as another request would."""
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+    from sqlalchemy import update
+
+    other = db.new_session()
+    try:
+        with db.write(other):
+            other.execute(update(Campaign).where(Campaign.id == cid).values(state=state))
+    finally:
+        other.close()
+
+
+def test_campaign_closed_between_lookup_and_save_refuses_changes(setup, monkeypatch):
+    """The state checked is the one read under the lock, not the one read before the transaction."""
+    world, cid, mine, _ = setup
+    from enface.campaigns import services as svc
+
+    c = world.client("ann1@example.org")
+    pid, n = mine[0]["public_id"], mine[0]["segments"]
+    r, uid = put_mark(c, pid, GOOD)
+    assert r.status_code == 200
+    before = c.get(f"/annotate/api/items/{pid}").get_json()
+    lookup = svc.get_assignment
+    held = []
+
+    def get_assignment_then_close(*args, **kwargs):
+        asg = lookup(*args, **kwargs)
+        assert asg.item.campaign.state == "open"     # what the request has read so far
+        # (the request keeps the campaign it has read: its session then answers asg.item.campaign with it)
+        held.append(asg.item.campaign)
+        with world.ctx():
+            _set_campaign_state(cid, "closed")       # the organizer closes the campaign meanwhile
+        return asg
+
+    monkeypatch.setattr(svc, "get_assignment", get_assignment_then_close)
+    requests = [
+        lambda: c.post(f"/annotate/api/items/{pid}/progress",
+                       json={"cursor": n - 1, "furthest": n - 1, "times": {"0": 5000}}),
+        lambda: put_mark(c, pid, {**GOOD, "severity": "Minor"}, uid=uid, rev=2)[0],
+        lambda: c.delete(f"/annotate/api/items/{pid}/marks/{uid}", json={"rev": 3}),
+        lambda: finish(c, pid),
+    ]
+    answers = []
+    for request in requests:
+        with world.ctx():
+            _set_campaign_state(cid, "open")
+        answers.append(request())
+    progress, put, delete, fin = answers
+    assert progress.status_code == 200 and progress.get_json()["locked"] is True
+    for r in (put, delete, fin):
+        assert r.status_code == 409 and r.get_json()["error"]["code"] == "campaign_closed"
+    monkeypatch.undo()
+    after = c.get(f"/annotate/api/items/{pid}").get_json()
+    assert after["readonly"] is True
+    for key in ("cursor", "furthest", "times", "marks"):
+        assert after[key] == before[key], key
+    assert after["item"]["finished"] is False
+
+
 def test_no_session_is_401_json(setup):
     world, _cid, mine, _ = setup
     anon = world.app.test_client()

@@ -158,3 +158,45 @@ def test_release_puts_mqm_on_the_leaderboard(world):
         assert svc.get_campaign(cid).state == "released"
         svc.withdraw_release(svc.get_campaign(cid))
         assert svc.leaderboard_mqm(world.testset_id) is None
+
+
+def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
+    """``order`` (the dashboard's table) follows each group's ranking: a system without a score
+    (here: judged only on segments of no source word) comes after every scored one, whether
+    higher or lower is better, as in the groups' rankings (it used to count as a score of 0)."""
+    import dataclasses
+
+    from campaign_helpers import build_world
+
+    docs = {"marks": ["…", "— — —"], "tiny": ["Go home."]}
+    outputs = {"marks": ["…", "— — —"], "tiny": ["Geh heim."]}
+    systems = {"aardvark-mt": ("Alder", "primary", True), "zebra-mt": ("Birch", "primary", True)}
+    world = build_world(app, tmp_path, docs=docs, outputs=outputs, systems=systems)
+    cid = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org"), redundancy=1,
+                       systems=list(systems), ranges="marks\ntiny", source_words="chars")
+    by_sub = {v: k for k, v in world.subs.items()}
+    for email in ("ann1@example.org", "ann2@example.org"):
+        c = world.client(email)
+        for a in assignments_of(world, cid, email):
+            system = by_sub[a["submission_id"]]
+            if system == "aardvark-mt" and a["document"] == "tiny":
+                continue      # unfinished: aardvark-mt is judged on the wordless segments only
+            if a["document"] == "tiny":
+                r, _ = put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Accuracy",
+                                                    "subcategory": "Mistranslation", "severity": "Critical"})
+                assert r.status_code == 200, r.get_json()
+            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+            assert finish(c, a["public_id"]).status_code == 200
+    svc = _svc()
+    with world.ctx():
+        res = svc.compute_results(svc.get_campaign(cid))
+        assert res["systems"]["aardvark-mt"]["score"] is None
+        assert res["systems"]["zebra-mt"]["score"] == 0.0          # 25 penalty points for 2 words
+        assert res["order"] == ["zebra-mt", "aardvark-mt"]
+        assert [r["system"] for g in res["groups"] for r in g["rows"]] == ["zebra-mt"]
+        # the same with a scheme where lower is better (None counted as 0 used to rank first)
+        lower = dataclasses.replace(mqm.load_scheme("wmt23-literary"), higher_is_better=False)
+        monkeypatch.setattr(svc, "get_scheme", lambda name: lower)
+        res = svc.compute_results(svc.get_campaign(cid))
+        assert res["higher_is_better"] is False
+        assert res["order"] == ["zebra-mt", "aardvark-mt"]

@@ -240,3 +240,103 @@ def test_cli(world, cli_env, tmp_path):
     assert r.exit_code == 0 and "released" in r.output
     r = run(main, ["campaign", "list"], env=cli_env)
     assert "released" in r.output and "CLI MQM" in r.output
+
+
+@pytest.mark.parametrize("first", ["enface.cli", "enface.campaigns.cli"])
+def test_cli_modules_import_in_either_order(first):
+    """enface/cli.py imports the campaign commands, which take their helpers from it: no cycle."""
+    import subprocess
+    import sys
+
+    code = (f"import {first}\n"
+            "import enface.cli, enface.campaigns.cli as c\n"
+            "assert enface.cli.main.commands['campaign'] is c.campaign\n"
+            "assert c._app is enface.cli._app and c._fail is enface.cli._fail\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    out = subprocess.run([sys.executable, "-m", "enface.cli", "campaign", "create", "--help"], check=True,
+                         capture_output=True, text=True, timeout=60).stdout
+    assert f"[default: {mqm.DEFAULT_SCHEME}]" in out and "[mixed|words|letters]" in out
+    assert f"[{'|'.join(mqm.words.MODES)}]" in out and "[segment|doc]" in out
+
+
+def test_error_chart_and_exports_after_release(world):
+    """The live chart counts errors without scoring; the public sees the released snapshot;
+    the JSON export is the mqm library's."""
+    import json
+
+    from enface.campaigns import services as svc
+
+    cid = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org"), redundancy=1)
+    for email in ("ann1@example.org", "ann2@example.org"):
+        c = world.client(email)
+        for a in assignments_of(world, cid, email):
+            put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Fluency",
+                                         "subcategory": "Grammar", "severity": "Major"})
+            read_all(c, a["public_id"], a["segments"])
+            assert finish(c, a["public_id"]).status_code == 200
+    with world.ctx():
+        camp = svc.get_campaign(cid)
+        full = svc.compute_results(camp)
+        light = svc.error_results(camp)
+        scheme = svc.get_scheme(camp.scheme)
+        assert light["errors"] == full["errors"] and full["errors"]
+        assert svc.error_chart(light, scheme) == svc.error_chart(full, scheme)
+        data = svc.build_data(camp)
+        exported = svc.export_json(camp)
+        assert exported == mqm.jsonio.dumps(data)
+        assert mqm.format_tsv(mqm.from_json_obj(json.loads(exported))) == svc.export_tsv(camp)
+        snap = svc.release(camp)
+        assert "agreement" not in snap and snap["errors"] == full["errors"]
+    org, public = world.client("org@example.org"), world.app.test_client()
+    with world.ctx():
+        # a mark the organizer's (live) chart shows and the public (released) one does not
+        from enface.campaigns.models import Assignment, Mark
+        from enface.extensions import db
+        from sqlalchemy import select
+
+        with db.write():
+            asg = db.session.scalars(select(Assignment).where(Assignment.campaign_id == cid)).first()
+            db.session.add(Mark(assignment_id=asg.id, uuid=str(__import__("uuid").uuid4()), seg=1, side="target",
+                                start_pos=0, end_pos=2, text="xx", category="Style", subcategory="Unidiomatic",
+                                severity="Minor"))
+    live = org.get(f"/campaigns/{cid}/errors.svg").get_data(as_text=True)
+    frozen = public.get(f"/campaigns/{cid}/errors.svg").get_data(as_text=True)
+    assert ": Style, Minor: 1</title>" in live and ": Fluency, Major: 2</title>" in live
+    assert ": Style, Minor" not in frozen and ": Fluency, Major: 2</title>" in frozen
+    # the public results pages show the snapshot, to organizers too
+    for client in (org, public):
+        assert client.get(f"/campaigns/{cid}/results/data.json").get_json()["systems"] == snap["systems"]
+
+
+def test_pages_do_not_query_per_row(world):
+    """The dashboard and the annotator's list of items read in a fixed number of queries."""
+    from sqlalchemy import event
+
+    def queries(client, url):
+        seen = []
+        engine = world.app.extensions["enface_db"][0]
+
+        def count(*_args):
+            seen.append(1)
+        event.listen(engine, "before_cursor_execute", count)
+        try:
+            assert client.get(url).status_code == 200
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+        return len(seen)
+
+    small = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org"), redundancy=1,
+                         ranges="river.1")
+    big = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org", "ann3@example.org"),
+                       redundancy=2, ranges="river.1\norchard")
+    for cid in (small, big):
+        c = world.client("ann1@example.org")
+        for a in assignments_of(world, cid, "ann1@example.org")[:2]:
+            put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Fluency",
+                                         "subcategory": "Grammar", "severity": "Minor"})
+            read_all(c, a["public_id"], a["segments"])
+            assert finish(c, a["public_id"]).status_code == 200
+    org = world.client("org@example.org")
+    assert queries(org, f"/campaigns/{small}") == queries(org, f"/campaigns/{big}")
+    ann1, ann3 = world.client("ann1@example.org"), world.client("ann3@example.org")
+    assert queries(ann1, "/annotate/") == queries(ann3, "/annotate/")   # items of two campaigns / of one

@@ -10,6 +10,8 @@ from __future__ import annotations
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user
 
+from ..auth.forms import RegisterForm
+from ..auth.views import _register_limit
 from ..campaigns import services as svc
 from ..extensions import limiter
 from ..services import ServiceError, accounts
@@ -71,39 +73,31 @@ def item(public_id: str):
 # --------------------------------------------------------------------------- invites
 
 
-def _register_limit() -> str:
-    return current_app.config.get("REGISTER_RATE_LIMIT", "5 per minute")
-
-
 @bp.route("/join/<secret>", methods=["GET", "POST"])
-@limiter.limit(_register_limit, methods=["POST"])
+@limiter.limit(_register_limit, methods=["POST"])     # it creates accounts: the registration's limit
 def join(secret: str):
-    inv = svc.invite_from_secret(secret)
-    campaign = svc.get_campaign(inv.campaign_id)
+    inv, campaign = svc.invite_with_campaign(secret)
     if current_user.is_authenticated:
         if request.method == "POST":
-            svc.accept_invite(secret, current_user._get_current_object())
+            svc.accept_invite(inv, campaign, current_user._get_current_object())
             flash(f"You are an annotator in “{campaign.name}”.", "success")
             return redirect(url_for("annotate.index"))
-        return render_template("annotate/join.html", campaign=campaign, form={}, errors={})
-    form = {k: request.form.get(k, "") for k in ("name", "email")}
-    errors: dict[str, str] = {}
-    if request.method == "POST":
-        password, confirm = request.form.get("password", ""), request.form.get("confirm", "")
-        if password != confirm:
-            errors["confirm"] = "the passwords differ"
+        return render_template("annotate/join.html", campaign=campaign, form=None)
+    form = RegisterForm()    # the registration page's form; the account is an annotator's
+    if form.validate_on_submit():
+        try:
+            user = accounts.create_user(form.email.data, form.password.data, role="annotator",
+                                        name=form.name.data or "")
+        except ServiceError as exc:
+            field = exc.details.get("field", "email") if isinstance(exc.details, dict) else "email"
+            (form[field] if field in form else form.email).errors.append(exc.message)
         else:
-            try:
-                user = accounts.create_user(form["email"], password, role="annotator", name=form["name"])
-            except ServiceError as exc:
-                errors[exc.details.get("field", "email") if isinstance(exc.details, dict) else "email"] = exc.message
-            else:
-                login_user(user)
-                svc.accept_invite(secret, user)
-                flash(f"Welcome! You are an annotator in “{campaign.name}”.", "success")
-                return redirect(url_for("annotate.index"))
-    status = 400 if errors else 200
-    return render_template("annotate/join.html", campaign=campaign, form=form, errors=errors), status
+            login_user(user)
+            svc.accept_invite(inv, campaign, user)
+            flash(f"Welcome! You are an annotator in “{campaign.name}”.", "success")
+            return redirect(url_for("annotate.index"))
+    status = 400 if form.errors else 200
+    return render_template("annotate/join.html", campaign=campaign, form=form), status
 
 
 # --------------------------------------------------------------------------- the JSON API

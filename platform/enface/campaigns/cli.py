@@ -18,16 +18,10 @@ import sys
 
 import click
 
+from mqm.schemes import DEFAULT_SCHEME
+from mqm.words import MODES as WORD_MODES
 
-def _app():
-    from .. import create_app
-
-    return create_app()
-
-
-def _fail(message: str, code: int = 1):
-    click.echo(f"enface: {message}", err=True)
-    raise SystemExit(code)
+from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 
 
 @click.group("campaign")
@@ -61,7 +55,7 @@ def list_():
 @campaign.command("create")
 @click.option("--testset", "testset_id", type=int, required=True)
 @click.option("--name", required=True)
-@click.option("--scheme", default="wmt23-literary", show_default=True)
+@click.option("--scheme", default=DEFAULT_SCHEME, show_default=True)
 @click.option("--redundancy", type=int, default=1, show_default=True, help="annotators per item")
 @click.option("--system", "systems", type=int, multiple=True,
               help="submission ids (default: every primary and baseline)")
@@ -70,9 +64,9 @@ def list_():
               help="source words to sample in all (0: whole documents)")
 @click.option("--range", "ranges", multiple=True, help="DOC or DOC:FIRST-LAST (instead of a sample)")
 @click.option("--attention", type=float, default=0.1, show_default=True, help="share of items with an attention check")
-@click.option("--attention-kind", type=click.Choice(["mixed", "words", "letters"]), default="mixed")
-@click.option("--source-words", type=click.Choice(["auto", "whitespace", "jieba", "chars"]), default="auto")
-@click.option("--significance-unit", type=click.Choice(["segment", "doc"]), default="segment")
+@click.option("--attention-kind", type=click.Choice(ATTENTION_KINDS), default="mixed")
+@click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
+@click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
 def create(testset_id, name, scheme, redundancy, systems, sample_docs, sample_words, ranges, attention,
@@ -156,8 +150,9 @@ def status(campaign_id, as_json):
 
     def go():
         c = svc.get_campaign(campaign_id)
-        prog = svc.progress(c)
-        res = svc.compute_results(c) if c.state != "draft" else None
+        rows = svc.load_rows(c)
+        prog = svc.progress(c, rows=rows)
+        res = svc.compute_results(c, rows=rows) if c.state != "draft" else None
         if as_json:
             click.echo(json.dumps({
                 "id": c.id, "name": c.name, "state": c.state, "scheme": c.scheme, "items": prog["total"],
@@ -211,3 +206,9 @@ def release(campaign_id):
         click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
                    f"{svc.get_campaign(campaign_id).testset_id}")
     _run(go)
+
+
+# The command's helpers, from the ``enface`` command that this group is part of. Imported last:
+# enface/cli.py imports this module at its end, so whichever of the two is imported first, the
+# other finds what it needs (``campaign`` here, ``_app`` and ``_fail`` there) already defined.
+from ..cli import _app, _fail  # noqa: E402

@@ -30,11 +30,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from enface.models import Base, Document, Submission, TestSet, User, UTCDateTime, utcnow
 
+from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS  # (the tables check them; imported from here too)
+
 CAMPAIGN_STATES = ("draft", "open", "closed", "released")
 ASSIGNMENT_STATES = ("pending", "started", "finished")
 SIDES = ("target", "source")
-ATTENTION_KINDS = ("mixed", "words", "letters")
-SIGNIFICANCE_UNITS = ("segment", "doc")
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:

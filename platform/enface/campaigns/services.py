@@ -5,7 +5,7 @@ agreement, error counts, significance and the TSV format all come from the
 :mod:`mqm` library, fed with an :class:`mqm.MQMData` built from the database by
 :func:`build_data`; nothing here re-implements them.
 
-Blindness: :func:`item_state` and :func:`mark_json` are the only things an
+Blindness: :func:`item_state` and :meth:`Mark.to_json` are the only things an
 annotator receives. They hold the item's opaque id, its per-annotator number,
 the document name and texts, and the annotator's own marks; never a system,
 team or submission.
@@ -22,9 +22,8 @@ import warnings
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import lru_cache
-from statistics import fmean
 from typing import Any
 
 from flask import url_for
@@ -33,12 +32,16 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import contains_eager, selectinload
 
 import mqm
+from mqm.agreement import segment_alpha as mqm_segment_alpha
+from mqm.scores import grouped as mqm_grouped
 from mqm.scores import ranked as mqm_ranked
+from mqm.words import MODES as WORD_MODES
 
 from ..extensions import db
-from ..models import Document, OutputSegment, Segment, Submission, TestSet, User, utcnow
-from ..services import Forbidden, NotFound, ServiceError
+from ..models import OutputSegment, Segment, Submission, TestSet, User, utcnow
+from ..services import NotFound, ServiceError
 from ..services.accounts import check_text
+from ..services.testsets import scoring_testset
 from . import logic
 from .models import (
     ATTENTION_KINDS,
@@ -53,7 +56,6 @@ from .models import (
 )
 
 ELIGIBLE_STATES = ("valid", "scoring", "scored")
-WORD_MODES = ("auto", "whitespace", "jieba", "chars")
 MAX_NOTE = 2000
 MAX_REDUNDANCY = 20
 MAX_TIME_PER_SEGMENT_MS = 6 * 3600 * 1000
@@ -74,10 +76,6 @@ def get_scheme(name: str) -> mqm.Scheme:
     return mqm.load_scheme(name)
 
 
-def scheme_names() -> list[str]:
-    return mqm.available_schemes()
-
-
 def non_translation_severity(scheme: mqm.Scheme) -> str:
     """The severity a whole-segment Non-translation mark gets: the heaviest one of the scheme.
 
@@ -87,8 +85,13 @@ def non_translation_severity(scheme: mqm.Scheme) -> str:
     return max(scheme.severities, key=lambda s: s.weight).name
 
 
-def scheme_for_annotators(scheme: mqm.Scheme) -> dict:
-    """What the annotation page needs: categories with definitions, severities, and their order."""
+@lru_cache(maxsize=16)
+def scheme_for_annotators(name: str) -> dict:
+    """What the annotation page needs: categories with definitions, severities, and their order.
+
+    Cached per scheme name (schemes are files that do not change while the server runs): treat it as read-only.
+    """
+    scheme = get_scheme(name)
     d = scheme.to_dict()
     # ranks for colours: 0 neutral (weight 0), then 1, 2, 3 by increasing weight (minor, major, critical)
     nonzero = sorted({s.weight for s in scheme.severities if s.weight > 0})
@@ -123,6 +126,19 @@ def get_campaign(campaign_id: int) -> Campaign:
     return campaign
 
 
+def dashboard_campaign(campaign_id: int) -> Campaign:
+    """:func:`get_campaign` with what the dashboard shows of it loaded at once: the systems'
+    submissions and teams, the annotators' accounts, teams and assignments, the invites."""
+    campaign = db.session.scalar(select(Campaign).where(Campaign.id == campaign_id).options(
+        selectinload(Campaign.systems).selectinload(CampaignSystem.submission).selectinload(Submission.team),
+        selectinload(Campaign.annotators).selectinload(CampaignAnnotator.user).selectinload(User.team),
+        selectinload(Campaign.annotators).selectinload(CampaignAnnotator.assignments),
+        selectinload(Campaign.invites)))
+    if campaign is None:
+        raise NotFound("campaign")
+    return campaign
+
+
 def list_campaigns(testset_id: int | None = None) -> list[Campaign]:
     q = select(Campaign).order_by(Campaign.id.desc())
     if testset_id is not None:
@@ -145,12 +161,32 @@ def default_selected(sub: Submission) -> bool:
 
 
 def testset_docs(ts: TestSet) -> list[logic.DocInfo]:
-    rows = db.session.execute(select(Document.name, Segment.source).join(Segment, Segment.document_id == Document.id)
-                              .where(Document.testset_id == ts.id).order_by(Document.position, Segment.position))
-    out: dict[str, list[str]] = {d.name: [] for d in sorted(ts.documents, key=lambda d: d.position)}
-    for name, src in rows:
-        out[name].append(src)
-    return [logic.DocInfo(name, tuple(srcs)) for name, srcs in out.items()]
+    """The test set's documents and their sources, in order (from the per-process scoring view: no query once cached)."""
+    return [logic.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
+
+
+_WORDS: dict[tuple, tuple[list[dict], str]] = {}
+_WORDS_LOCK = threading.Lock()
+
+
+def document_words(ts: TestSet, mode: str) -> tuple[list[dict], str]:
+    """``[{name, segments, words}]`` per document, and the counting method; cached per test set and mode.
+
+    (A test set's sources never change: the key holds its fingerprint all the same.)
+    """
+    mode = mode if mode in WORD_MODES else "auto"
+    key = (ts.id, ts.fingerprint, ts.src_lang, mode)
+    hit = _WORDS.get(key)
+    if hit is None:
+        counter = mqm.WordCounter(mode, lang=ts.src_lang)
+        rows = [{"name": d.name, "segments": len(d.sources), "words": sum(counter(s) for s in d.sources)}
+                for d in testset_docs(ts)]
+        hit = (rows, counter.method)
+        with _WORDS_LOCK:
+            _WORDS[key] = hit
+            while len(_WORDS) > 64:
+                _WORDS.pop(next(iter(_WORDS)))
+    return [dict(r) for r in hit[0]], hit[1]
 
 
 def system_labels(campaign: Campaign) -> dict[int, str]:
@@ -204,10 +240,13 @@ def _float(value: Any, field: str, lo: float, hi: float) -> float:
     return x
 
 
-def create_campaign(user: User, ts: TestSet, data: CampaignInput) -> Campaign:
+def create_campaign(user: User, ts: TestSet, data: CampaignInput,
+                    docs: list[logic.DocInfo] | None = None) -> Campaign:
+    """``docs``: the test set's :func:`testset_docs`, when the caller has them already."""
     name = check_text(data.name, "name", max_len=200)
-    if data.scheme not in scheme_names():
-        raise bad("invalid_field", f"unknown scheme {data.scheme!r} (known: {', '.join(scheme_names())})",
+    schemes = mqm.available_schemes()
+    if data.scheme not in schemes:
+        raise bad("invalid_field", f"unknown scheme {data.scheme!r} (known: {', '.join(schemes)})",
                   field="scheme")
     redundancy = _int(data.redundancy, "redundancy", 1, MAX_REDUNDANCY)
     share = _float(data.attention_share, "attention-check share", 0.0, 1.0)
@@ -233,7 +272,7 @@ def create_campaign(user: User, ts: TestSet, data: CampaignInput) -> Campaign:
                   "test set, not validated, withdrawn, or document-level (not line-aligned)", field="systems",
                   submissions=missing)
 
-    docs = testset_docs(ts)
+    docs = docs if docs is not None else testset_docs(ts)
     try:
         if data.ranges.strip():
             ranges = logic.parse_ranges(data.ranges, docs)
@@ -258,8 +297,9 @@ def create_campaign(user: User, ts: TestSet, data: CampaignInput) -> Campaign:
     return campaign
 
 
-def parsed_ranges(campaign: Campaign) -> list[logic.Range]:
-    return logic.parse_ranges("\n".join(campaign.ranges), testset_docs(campaign.testset))
+def parsed_ranges(campaign: Campaign, docs: list[logic.DocInfo] | None = None) -> list[logic.Range]:
+    docs = docs if docs is not None else testset_docs(campaign.testset)
+    return logic.parse_ranges("\n".join(campaign.ranges), docs)
 
 
 def _editable_setup(campaign: Campaign) -> None:
@@ -366,9 +406,17 @@ def revoke_invite(campaign: Campaign, invite_id: int) -> None:
         raise NotFound("invite")
 
 
-def accept_invite(secret: str, user: User) -> CampaignAnnotator:
+def invite_with_campaign(secret: str) -> tuple[CampaignInvite, Campaign]:
+    """The usable invite of a link (see :func:`invite_from_secret`) and its campaign."""
     inv = invite_from_secret(secret)
-    campaign = db.session.get(Campaign, inv.campaign_id)
+    return inv, get_campaign(inv.campaign_id)
+
+
+def accept_invite(inv: CampaignInvite, campaign: Campaign, user: User) -> CampaignAnnotator:
+    """Makes ``user`` an annotator of ``campaign`` by the invite ``inv`` (both from :func:`invite_with_campaign`).
+
+    The invite's use is counted atomically (:func:`add_annotator`): a link used up meanwhile is refused.
+    """
     existing = db.session.scalar(select(CampaignAnnotator).where(CampaignAnnotator.campaign_id == campaign.id,
                                                                  CampaignAnnotator.user_id == user.id))
     if existing is not None:
@@ -387,16 +435,38 @@ def _output_texts(sub_id: int, doc_id: int, start: int, end: int) -> list[str]:
     return [t for _p, t in rows] if [p for p, _t in rows] == list(range(start, end)) else []
 
 
+def _item_outputs(campaign_id: int) -> dict[tuple[int, int], dict[int, str]]:
+    """{(submission id, document id): {position: text}}: the output segments of every item, in one query."""
+    rows = db.session.execute(
+        select(OutputSegment.submission_id, OutputSegment.document_id, OutputSegment.position, OutputSegment.text)
+        .join(Item, (Item.submission_id == OutputSegment.submission_id)
+              & (Item.document_id == OutputSegment.document_id)
+              & (OutputSegment.position >= Item.seg_start) & (OutputSegment.position < Item.seg_end))
+        .where(Item.campaign_id == campaign_id))
+    out: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
+    for sub_id, doc_id, pos, text in rows:
+        out[(sub_id, doc_id)][pos] = text
+    return out
+
+
+def _slice_outputs(texts: dict[int, str], start: int, end: int) -> list[str]:
+    """Segments ``start`` .. ``end - 1`` of one output, or [] when one is missing (as :func:`_output_texts`)."""
+    if any(p not in texts for p in range(start, end)):
+        return []
+    return [texts[p] for p in range(start, end)]
+
+
 def start_campaign(campaign: Campaign) -> dict:
     """Builds items (systems x ranges), assigns them and injects attention checks; opens the campaign."""
     if campaign.state != "draft":
         raise bad("campaign_started", "the campaign has already started", 409)
     if not campaign.systems:
         raise bad("no_systems", "choose at least one system first", 409)
-    ranges = parsed_ranges(campaign)
+    doc_infos = testset_docs(campaign.testset)
+    ranges = parsed_ranges(campaign, doc_infos)
     docs = {d.name: d for d in campaign.testset.documents}
     counter = word_counter(campaign)
-    sources = {d.name: d.sources for d in testset_docs(campaign.testset)}
+    sources = {d.name: d.sources for d in doc_infos}
     annotators = list(campaign.annotators)
     if len(annotators) < campaign.redundancy:
         raise bad("too_few_annotators", f"redundancy is {campaign.redundancy} but the campaign has "
@@ -495,11 +565,16 @@ def delete_campaign(campaign: Campaign) -> None:
 
 
 def annotator_assignments(user: User) -> list[Assignment]:
-    """The user's items over every open, closed or released campaign, campaign by campaign."""
+    """The user's items over every open, closed or released campaign, campaign by campaign.
+
+    With what the list of items shows: each item's document and campaign, and the marks.
+    """
     return list(db.session.scalars(
         select(Assignment).join(CampaignAnnotator, Assignment.annotator_id == CampaignAnnotator.id)
         .join(Campaign, Assignment.campaign_id == Campaign.id)
-        .options(selectinload(Assignment.item), selectinload(Assignment.annotator))
+        .options(selectinload(Assignment.item).selectinload(Item.document),
+                 selectinload(Assignment.item).selectinload(Item.campaign),
+                 selectinload(Assignment.marks), selectinload(Assignment.annotator))
         .where(CampaignAnnotator.user_id == user.id, Campaign.state != "draft")
         .order_by(Campaign.id, Assignment.number)))
 
@@ -571,10 +646,6 @@ def _segment_texts(asg: Assignment) -> list[dict]:
     return out
 
 
-def mark_json(mark: Mark) -> dict:
-    return mark.to_json()
-
-
 def next_assignment(asg: Assignment) -> Assignment | None:
     return db.session.scalar(select(Assignment).where(Assignment.annotator_id == asg.annotator_id,
                                                       Assignment.state != "finished", Assignment.id != asg.id)
@@ -601,11 +672,11 @@ def item_state(asg: Assignment, *, readonly: bool = False) -> dict:
                  "src_dir": logic.text_direction(ts.src_lang, (s["source"] for s in segs[:5])),
                  "tgt_dir": logic.text_direction(ts.tgt_lang, (s["target"] for s in segs[:5]))},
         "segments": segs,
-        "marks": [mark_json(m) for m in asg.marks],
+        "marks": [m.to_json() for m in asg.marks],
         "cursor": min(max(asg.cursor, 0), max(len(segs) - 1, 0)),
         "furthest": asg.furthest,
         "times": asg.times or {},
-        "scheme": scheme_for_annotators(scheme),
+        "scheme": scheme_for_annotators(scheme.name),
         "readonly": readonly or campaign.state != "open",
         "urls": {"api": url_for("annotate.api_item", public_id=asg.public_id),
                  "list": url_for("annotate.index"),
@@ -633,9 +704,13 @@ def _annotation_write():
         yield
 
 
-def _lock_assignment(asg_id: int) -> Assignment:
+def _lock_assignment(asg_id: int) -> tuple[Assignment, str]:
     """Re-reads the assignment and its campaign's state inside the current write transaction,
-    the assignment's row locked against concurrent writers (SQLite: the whole database is)."""
+    the assignment's row locked against concurrent writers (SQLite: the whole database is).
+
+    Returns (assignment, campaign state): that state, not ``asg.item.campaign.state`` (read
+    before the transaction, maybe stale), is the one to check.
+    """
     row = db.session.execute(
         select(Assignment, Campaign.state).join(Item, Assignment.item_id == Item.id)
         .join(Campaign, Item.campaign_id == Campaign.id).where(Assignment.id == asg_id)
@@ -643,16 +718,22 @@ def _lock_assignment(asg_id: int) -> Assignment:
     if row is None:
         raise NotFound("item")
     asg, campaign_state = row
-    asg._campaign_state = campaign_state
-    return asg
+    return asg, campaign_state
 
 
-def _check_writable(asg: Assignment) -> None:
-    state = getattr(asg, "_campaign_state", None) or asg.item.campaign.state
-    if state != "open":
-        raise bad("campaign_closed", f"the campaign is {state}: marks can no longer be changed", 409)
+def _not_writable(asg: Assignment, campaign_state: str) -> ServiceError | None:
+    """Why the annotator can no longer change this assignment (None: they can)."""
+    if campaign_state != "open":
+        return bad("campaign_closed", f"the campaign is {campaign_state}: marks can no longer be changed", 409)
     if asg.state == "finished":
-        raise bad("item_finished", "this item is finished and locked; ask the organizer to reopen it", 409)
+        return bad("item_finished", "this item is finished and locked; ask the organizer to reopen it", 409)
+    return None
+
+
+def _check_writable(asg: Assignment, campaign_state: str) -> None:
+    refusal = _not_writable(asg, campaign_state)
+    if refusal is not None:
+        raise refusal
 
 
 def _touch(asg: Assignment) -> None:
@@ -754,11 +835,11 @@ def save_mark(user: User, public_id: str, uuid: str, body: Any) -> tuple[dict, b
     for _attempt in range(3):
         try:
             with _annotation_write():
-                asg = _lock_assignment(asg.id)
-                _check_writable(asg)
+                asg, campaign_state = _lock_assignment(asg.id)
+                _check_writable(asg, campaign_state)
                 mark = db.session.scalar(select(Mark).where(Mark.assignment_id == asg.id, Mark.uuid == uuid))
                 if mark is not None and fields["rev"] <= mark.rev:
-                    return mark_json(mark), False
+                    return mark.to_json(), False
                 now = utcnow()
                 if mark is None:
                     mark = Mark(assignment_id=asg.id, uuid=uuid, created_at=now, **fields)
@@ -770,7 +851,7 @@ def save_mark(user: User, public_id: str, uuid: str, body: Any) -> tuple[dict, b
                 mark.updated_at = now
                 _touch(asg)
                 db.session.flush()
-                out = mark_json(mark)
+                out = mark.to_json()
             return out, True
         except IntegrityError:
             continue   # the same new UUID raced in twice (PostgreSQL): the loser re-reads it
@@ -784,8 +865,8 @@ def delete_mark(user: User, public_id: str, uuid: str, body: Any) -> dict:
     body = body if isinstance(body, dict) else {}
     asg = get_assignment(user, public_id, write=True)
     with _annotation_write():
-        asg = _lock_assignment(asg.id)
-        _check_writable(asg)
+        asg, campaign_state = _lock_assignment(asg.id)
+        _check_writable(asg, campaign_state)
         mark = db.session.scalar(select(Mark).where(Mark.assignment_id == asg.id, Mark.uuid == uuid))
         if mark is None:
             return {"uuid": uuid, "deleted": True, "known": False}
@@ -797,7 +878,7 @@ def delete_mark(user: User, public_id: str, uuid: str, body: Any) -> dict:
             mark.rev = rev
             mark.updated_at = utcnow()
             _touch(asg)
-        return mark_json(mark)
+        return mark.to_json()
 
 
 def save_progress(user: User, public_id: str, body: Any) -> dict:
@@ -823,8 +904,8 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
                       f"{MAX_TIME_PER_SEGMENT_MS}", field="times")
         clean[str(int(key))] = int(ms)
     with _annotation_write():
-        asg = _lock_assignment(asg.id)
-        if asg.item.campaign.state != "open" or asg.state == "finished":
+        asg, campaign_state = _lock_assignment(asg.id)
+        if _not_writable(asg, campaign_state) is not None:
             return {"cursor": asg.cursor, "furthest": asg.furthest, "time_ms": asg.time_ms, "locked": True}
         merged = dict(asg.times or {})
         for key, ms in clean.items():
@@ -852,12 +933,12 @@ def attention_found(asg: Assignment, marks: list[Mark] | None = None) -> bool | 
 def finish(user: User, public_id: str) -> dict:
     asg = get_assignment(user, public_id, write=True)
     with _annotation_write():
-        asg = _lock_assignment(asg.id)
+        asg, campaign_state = _lock_assignment(asg.id)
         if asg.state == "finished":
             nxt = next_assignment(asg)
             return {"finished": True, "already": True,
                     "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None}
-        _check_writable(asg)
+        _check_writable(asg, campaign_state)
         n = asg.item.num_segments
         if asg.furthest < n - 1:
             raise bad("not_read", f"read every segment before finishing (you have read {asg.furthest + 1} of {n})",
@@ -883,7 +964,28 @@ def _global_offsets(ts: TestSet) -> dict[int, int]:
     return offsets
 
 
-def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: bool = True) -> mqm.MQMData:
+@dataclass
+class CampaignRows:
+    """What the results, the exports and the progress of a campaign read, loaded once (:func:`load_rows`)."""
+
+    labels: dict[int, str]            # system_labels()
+    items: list[Item]                 # by position, with their documents
+    assignments: list[Assignment]     # with their marks, annotators and the annotators' accounts
+
+
+def load_rows(campaign: Campaign) -> CampaignRows:
+    """Three queries' worth (and their eager loads): pass the result to the functions below to share it."""
+    items = db.session.scalars(select(Item).options(selectinload(Item.document))
+                               .where(Item.campaign_id == campaign.id).order_by(Item.position)).all()
+    asgs = db.session.scalars(select(Assignment).options(selectinload(Assignment.marks),
+                                                         selectinload(Assignment.annotator)
+                                                         .selectinload(CampaignAnnotator.user))
+                              .where(Assignment.campaign_id == campaign.id)).all()
+    return CampaignRows(labels=system_labels(campaign), items=list(items), assignments=list(asgs))
+
+
+def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: bool = True,
+               rows: CampaignRows | None = None) -> mqm.MQMData:
     """The campaign's annotations as an :class:`mqm.MQMData` (raters by anonymous label).
 
     A finished assignment judges every segment of its item: its marks become
@@ -892,26 +994,22 @@ def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: boo
     was corrupted on purpose. Unfinished assignments are left out unless
     ``only_finished`` is False (then the segments read so far count).
     """
-    labels = system_labels(campaign)
+    rows = rows if rows is not None else load_rows(campaign)
+    labels = rows.labels
     offsets = _global_offsets(campaign.testset)
+    sources = {d.name: d.source for d in scoring_testset(campaign.testset).documents}
+    outputs = _item_outputs(campaign.id)
     data = mqm.MQMData(path=f"campaign {campaign.id}")
-    items = db.session.scalars(select(Item).options(selectinload(Item.document))
-                               .where(Item.campaign_id == campaign.id).order_by(Item.position)).all()
-    asgs = db.session.scalars(select(Assignment).options(selectinload(Assignment.marks),
-                                                         selectinload(Assignment.annotator))
-                              .where(Assignment.campaign_id == campaign.id)).all()
     by_item: dict[int, list[Assignment]] = defaultdict(list)
-    for a in asgs:
+    for a in rows.assignments:
         by_item[a.item_id].append(a)
     line = 1
-    for item in items:
+    for item in rows.items:
         if doc is not None and item.document.name != doc:
             continue
         system = labels.get(item.submission_id, str(item.submission_id))
-        src = db.session.execute(select(Segment.source).where(
-            Segment.document_id == item.document_id, Segment.position >= item.seg_start,
-            Segment.position < item.seg_end).order_by(Segment.position)).scalars().all()
-        tgt = _output_texts(item.submission_id, item.document_id, item.seg_start, item.seg_end)
+        src = sources[item.document.name][item.seg_start:item.seg_end]
+        tgt = _slice_outputs(outputs.get((item.submission_id, item.document_id), {}), item.seg_start, item.seg_end)
         keys = []
         for k, (s, t) in enumerate(zip(src, tgt)):
             pos = item.seg_start + k
@@ -951,91 +1049,130 @@ def export_tsv(campaign: Campaign) -> str:
 
 
 def export_json(campaign: Campaign) -> str:
-    return json.dumps(mqm.to_json_obj(build_data(campaign)), ensure_ascii=False, indent=1)
+    return mqm.jsonio.dumps(build_data(campaign))
 
 
 def _round(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
-def compute_results(campaign: Campaign, *, doc: str | None = None) -> dict:
-    """Scores, the human ranking with Wilcoxon clusters, agreement and error counts, from the mqm library."""
-    data = build_data(campaign, doc=doc)
+def _agreement(p: mqm.scores.Prepared) -> dict:
+    """:func:`mqm.agreement` (the same object) from data prepared already."""
+    scheme = p.scheme
+    out = {"scheme": scheme.name, "higher_is_better": scheme.higher_is_better, "source_words_method": p.words_method}
+    out.update(mqm.agreement_from_table(mqm.annotator_table(p)))
+    out["krippendorff_alpha_segments"] = mqm_segment_alpha(p)
+    return out
+
+
+def compute_results(campaign: Campaign, *, doc: str | None = None, rows: CampaignRows | None = None,
+                    with_agreement: bool = True) -> dict:
+    """Scores, the human ranking with Wilcoxon clusters, agreement and error counts, from the mqm library.
+
+    The annotations are prepared once (:func:`mqm.prepare`) for all of them. ``with_agreement``
+    False leaves ``agreement`` None (the release does not keep it).
+    """
+    rows = rows if rows is not None else load_rows(campaign)
+    data = build_data(campaign, doc=doc, rows=rows)
     scheme = get_scheme(campaign.scheme)
+    hib = scheme.higher_is_better
     words = word_counter(campaign)
-    labels = system_labels(campaign)
+    labels = rows.labels
     subs = {cs.submission_id: cs.submission for cs in campaign.systems}
     label_to_sub = {labels[sid]: sid for sid in labels}
-    out: dict[str, Any] = {"scheme": scheme.name, "higher_is_better": scheme.higher_is_better,
+    out: dict[str, Any] = {"scheme": scheme.name, "higher_is_better": hib,
                            "unit": campaign.significance_unit, "doc": doc, "systems": {}, "order": [], "groups": [], "agreement": None, "errors": {},
                            "raters": data.raters, "attention": data.attention_summary()}
     if not data.errors and not data.no_errors:
         out["source_words_method"] = words.method
         return out
-    scored = mqm.score(data, scheme, words=words)
-    out["source_words_method"] = scored["source_words_method"]
-    for system, row in scored["scores"].items():
+    prepared = mqm.prepare(data, scheme, words)
+    scores = mqm_grouped(prepared, "system")          # = mqm.score(data, scheme, words=words)["scores"]
+    out["source_words_method"] = prepared.words_method
+    for system, row in scores.items():
         sid = label_to_sub.get(system)
         sub = subs.get(sid)
         out["systems"][system] = {"submission_id": sid, "score": row["score"], "segments": row["segments"],
                                   "source_words": row["source_words"], "errors": row["errors"],
                                   "group": sub.group if sub else "contrastive",
                                   "team": sub.owner_name if sub else "", "constrained": sub.constrained if sub else True}
-    group_index = {key: i for i, (key, _t) in enumerate(GROUPS)}
-    sign = -1 if scheme.higher_is_better else 1
-    out["order"] = sorted(out["systems"], key=lambda s: (group_index.get(out["systems"][s]["group"], 9),
-                                                         sign * (out["systems"][s]["score"] or 0), s))
+    # each group's systems best first, those without a score last; the order of the table is group by group
+    members_of = {key: {s: r for s, r in scores.items() if out["systems"][s]["group"] == key} for key, _t in GROUPS}
+    ranked = {key: mqm_ranked(members, hib) for key, members in members_of.items()}
+    others = {s: r for s, r in scores.items() if out["systems"][s]["group"] not in members_of}
+    out["order"] = [s for key in ranked for s in ranked[key]] + mqm_ranked(others, hib)
     unit = campaign.significance_unit
+    units = None
     for key, title in GROUPS:
-        members = {s: r for s, r in scored["scores"].items() if out["systems"][s]["group"] == key}
+        members = members_of[key]
         if not members:
             continue
-        order = [s for s in mqm_ranked(members, scheme.higher_is_better) if members[s]["score"] is not None]
-        pairs = mqm.wilcoxon_pairs(data, scheme, unit=unit, systems=order, words=words) if len(order) > 1 else []
+        order = [s for s in ranked[key] if members[s]["score"] is not None]
+        pairs = []
+        if len(order) > 1:
+            if units is None:
+                units = mqm.unit_scores(prepared, unit)
+            pairs = mqm.wilcoxon_pairs(units, scheme, unit=unit, systems=order)
         clusters = mqm.clusters(order, pairs) if order else []
-        rows, position = [], 0
+        rows_out, position = [], 0
         for c_index, cluster in enumerate(clusters, 1):
             first = position + 1
             for system in cluster:
                 position += 1
-                rows.append({"system": system, "rank": position, "cluster": c_index,
-                             "rank_range": f"{first}–{first + len(cluster) - 1}" if len(cluster) > 1 else str(first),
-                             "score": members[system]["score"], "submission_id": label_to_sub.get(system),
-                             "team": out["systems"][system]["team"],
-                             "constrained": out["systems"][system]["constrained"]})
-        out["groups"].append({"key": key, "title": title, "rows": rows, "unit": unit,
+                rows_out.append({"system": system, "rank": position, "cluster": c_index,
+                                 "rank_range": f"{first}–{first + len(cluster) - 1}" if len(cluster) > 1 else str(first),
+                                 "score": members[system]["score"], "submission_id": label_to_sub.get(system),
+                                 "team": out["systems"][system]["team"],
+                                 "constrained": out["systems"][system]["constrained"]})
+        out["groups"].append({"key": key, "title": title, "rows": rows_out, "unit": unit,
                               "pairs": [{k: (_round(v) if isinstance(v, float) else v) for k, v in p.items()}
                                         for p in pairs]})
-    by_rater = mqm.score(data, scheme, by="rater", words=words)["scores"]
+    by_rater = mqm_grouped(prepared, "rater")
     out["by_rater"] = {s: {r: row["score"] for r, row in raters.items()} for s, raters in by_rater.items()}
-    if len(data.raters) >= 2:
+    if with_agreement and len(data.raters) >= 2:
         with warnings.catch_warnings():
             # krippendorff divides 0 by 0 when no unit has two raters (alpha is then None anyway)
             warnings.simplefilter("ignore", RuntimeWarning)
-            out["agreement"] = mqm.agreement(data, scheme, words)
+            out["agreement"] = _agreement(prepared)
     out["errors"] = mqm.error_counts(data, scheme)
     return out
 
 
-def progress(campaign: Campaign) -> dict:
+def error_results(campaign: Campaign) -> dict:
+    """The part of :func:`compute_results` that :func:`error_chart` reads (``errors``, each system's
+    ``group``), from the error counts alone: nothing is scored."""
+    rows = load_rows(campaign)
+    data = build_data(campaign, rows=rows)
+    return {"errors": mqm.error_counts(data, get_scheme(campaign.scheme)),
+            "systems": {rows.labels[cs.submission_id]: {"group": cs.submission.group} for cs in campaign.systems}}
+
+
+def results_for(campaign: Campaign, organizer: bool = False, *, errors_only: bool = False) -> dict:
+    """What a results page shows: a released campaign's frozen snapshot, else the live results.
+
+    Organizers see the live results of a released campaign too (``organizer``: their
+    dashboard's chart); the public results pages pass False and show them the snapshot.
+    ``errors_only``: live results for :func:`error_chart` only (:func:`error_results`).
+    """
+    if campaign.state == "released" and not organizer:
+        return campaign.results
+    return error_results(campaign) if errors_only else compute_results(campaign)
+
+
+def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
     """Per annotator and per item: status, segments read, marks, time spent, attention checks."""
-    labels = system_labels(campaign)
-    asgs = db.session.scalars(select(Assignment).options(selectinload(Assignment.marks),
-                                                         selectinload(Assignment.item).selectinload(Item.document),
-                                                         selectinload(Assignment.annotator)
-                                                         .selectinload(CampaignAnnotator.user))
-                              .where(Assignment.campaign_id == campaign.id)).all()
+    rows = rows if rows is not None else load_rows(campaign)
     per_ann: dict[int, dict] = {}
     for ann in campaign.annotators:
         per_ann[ann.id] = {"annotator": ann, "rater": ann.rater, "user": ann.user, "items": 0, "finished": 0,
                            "started": 0, "segments": 0, "read": 0, "marks": 0, "time_ms": 0, "found": 0,
                            "missed": 0, "pending_checks": 0, "last_active": None}
     per_item: dict[int, dict] = {}
-    for item in campaign.items:
-        per_item[item.id] = {"item": item, "system": labels.get(item.submission_id, "?"),
+    for item in rows.items:
+        per_item[item.id] = {"item": item, "system": rows.labels.get(item.submission_id, "?"),
                              "range": f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}",
                              "assignments": []}
-    for a in sorted(asgs, key=lambda a: (a.annotator.position, a.number)):
+    for a in sorted(rows.assignments, key=lambda a: (a.annotator.position, a.number)):
         p = per_ann[a.annotator_id]
         n = a.item.num_segments
         live = [m for m in a.marks if not m.deleted]
@@ -1070,11 +1207,11 @@ def release(campaign: Campaign) -> dict:
     """Freezes the results and puts them on the test set's leaderboard (MQM column, human ranking)."""
     if campaign.state not in ("open", "closed"):
         raise bad("bad_transition", f"a {campaign.state} campaign cannot be released", 409)
-    results = compute_results(campaign)
+    results = compute_results(campaign, with_agreement=False)
     if not results["systems"]:
         raise bad("no_results", "no finished items yet: nothing to release", 409)
     snapshot = json.loads(json.dumps(results, default=str))
-    snapshot.pop("agreement", None)   # kept live on the dashboard; the leaderboard needs the ranking
+    snapshot.pop("agreement", None)   # (not computed) kept live on the dashboard; the leaderboard needs the ranking
     snapshot["campaign"] = {"id": campaign.id, "name": campaign.name, "scheme": campaign.scheme,
                             "ranges": campaign.ranges, "redundancy": campaign.redundancy}
     with db.write():
@@ -1148,7 +1285,7 @@ SEVERITY_COLORS = {0: "#2f6fde", 1: "#8cc4ff", 2: "#ff9c9c", 3: "#d62828"}
 def error_chart(results: dict, scheme: mqm.Scheme) -> dict:
     """Geometry for Figure 4: per system, bars per top-level category stacked by severity."""
     errors = results.get("errors") or {}
-    info = scheme_for_annotators(scheme)
+    info = scheme_for_annotators(scheme.name)
     sev_order = sorted(info["severities"], key=lambda s: s["rank"])
     cats = [c["name"] for c in info["categories"]]
     for counts in errors.values():
@@ -1201,28 +1338,6 @@ def fmt_ms(ms: int | None) -> str:
     h, rem = divmod(s, 3600)
     m, s = divmod(rem, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
-
-
-def mean_or_none(values: list[float]) -> float | None:
-    return fmean(values) if values else None
-
-
-def assignments_of_item(item: Item) -> list[Assignment]:
-    return list(item.assignments)
-
-
-def annotator_of(campaign: Campaign, user: User) -> CampaignAnnotator | None:
-    return db.session.scalar(select(CampaignAnnotator).where(CampaignAnnotator.campaign_id == campaign.id,
-                                                             CampaignAnnotator.user_id == user.id))
-
-
-def campaign_guard(user: User | None) -> None:
-    if user is None or not getattr(user, "is_authenticated", False) or not user.is_organizer:
-        raise Forbidden("only organizers manage MQM campaigns")
-
-
-def now() -> datetime:
-    return utcnow()
 
 
 def is_annotator(user: User) -> bool:

@@ -30,7 +30,8 @@
     'gu');
 
   function tokenize(text) {
-    // Tokens with UTF-16 offsets (for the DOM) and code-point offsets (for the server).
+    // Tokens with UTF-16 offsets (for the DOM) and code-point offsets (for the server), and the
+    // text's length in code points.
     const cp = new Array(text.length + 1);
     let n = 0;
     for (let i = 0; i < text.length; i++) {
@@ -45,9 +46,9 @@
     let m;
     while ((m = TOKEN_RE.exec(text)) !== null) {
       const a = m.index, b = m.index + m[0].length;
-      out.push({ a16: a, b16: b, s: cp[a], e: cp[b], word: /[\p{L}\p{N}]/u.test(m[0]) });
+      out.push({ a16: a, b16: b, s: cp[a], e: cp[b] });
     }
-    return { tokens: out, cp: cp, length: n };
+    return { tokens: out, length: n };
   }
 
   function cpSlice(text, s, e) { return Array.from(text).slice(s, e).join(''); }
@@ -347,9 +348,8 @@
   // ---------------------------------------------------------------- the popover
   const KEYS = '123456789abcdefghijklmnopqrstuvwxyz';
 
-  function categoriesFor(sd) {
-    return S.scheme.categories.filter(function (c) { return c.name !== NT.category; });
-  }
+  // the categories offered for a span (Non-translation is a whole segment's, by its own key)
+  const SPAN_CATEGORIES = S.scheme.categories.filter(function (c) { return c.name !== NT.category; });
 
   function openPopover(opts) {
     if (finished || readonly) return;
@@ -368,8 +368,7 @@
     span.text = cpSlice(segText(segs[span.seg], span.side), span.start, span.end);
     popover = { span: span, edit: opts.edit || null, step: 'cat', cat: init.cat || null, sub: init.sub || '',
       sev: init.sev || null, note: init.note || '', hi: 0 };
-    const cats = categoriesFor(span.side);
-    popover.hi = Math.max(0, cats.findIndex(function (c) { return c.name === popover.cat; }));
+    popover.hi = Math.max(0, SPAN_CATEGORIES.findIndex(function (c) { return c.name === popover.cat; }));
     renderPopover();
   }
 
@@ -383,7 +382,7 @@
   function popoverOptions() {
     const p = popover;
     if (p.step === 'cat') {
-      return categoriesFor(p.span.side).map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
+      return SPAN_CATEGORIES.map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
     }
     if (p.step === 'sub') {
       const cat = S.scheme.categories.find(function (c) { return c.name === p.cat; });
@@ -690,11 +689,7 @@
       const data = await res.json();
       marks.clear();
       data.marks.forEach(function (m) { revs.set(m.uuid, Math.max(revs.get(m.uuid) || 0, m.rev)); if (!m.deleted) marks.set(m.uuid, m); });
-      // changes still queued win over what the server has
-      queue.forEach(function (op) {
-        if (op.kind === 'put') marks.set(op.uuid, Object.assign({ uuid: op.uuid }, op.body));
-        if (op.kind === 'del') marks.delete(op.uuid);
-      });
+      applyQueued();
       if (data.item.finished) lockFinished();
       segs.forEach(function (s) { renderSeg(s.i); });
       updateCursor(false);
@@ -708,12 +703,19 @@
     try { opRequest({ kind: 'progress' }, true); } catch (e) { /* nothing more to do */ }
   }
 
+  function applyQueued() {
+    // Changes still queued win over what the server has (their revisions are the newest known).
+    queue.forEach(function (op) {
+      if (op.kind !== 'put' && op.kind !== 'del') return;
+      if (op.kind === 'put') marks.set(op.uuid, Object.assign({ uuid: op.uuid }, op.body));
+      else marks.delete(op.uuid);
+      revs.set(op.uuid, Math.max(revs.get(op.uuid) || 0, op.body.rev));
+    });
+  }
+
   // Replay changes left by a closed tab before showing the page.
   queue = queue.filter(function (op) { return op.kind === 'put' || op.kind === 'del'; });
-  queue.forEach(function (op) {
-    if (op.kind === 'put') { marks.set(op.uuid, Object.assign({ uuid: op.uuid }, op.body)); revs.set(op.uuid, op.body.rev); }
-    if (op.kind === 'del') { marks.delete(op.uuid); revs.set(op.uuid, op.body.rev); }
-  });
+  applyQueued();
 
   // ---------------------------------------------------------------- finishing
   function openFinish() {

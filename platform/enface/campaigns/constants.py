@@ -1,0 +1,6 @@
+"""The choices of a campaign's settings, with no import behind them: the tables check them
+(:mod:`.models`), the forms and the command line offer them (``enface campaign --help``
+stays quick without SQLAlchemy)."""
+
+ATTENTION_KINDS = ("mixed", "words", "letters")
+SIGNIFICANCE_UNITS = ("segment", "doc")
