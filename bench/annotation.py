@@ -35,15 +35,12 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT), str(ROOT / "bench")]
+
+from _common import free_port  # noqa: E402
+
 DEMO = ROOT / "data" / "demo"
 PASSWORD = "bench password 123"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict]]:
@@ -246,10 +243,10 @@ def summarize(results: list, errors: list, wall: float, warmup: int) -> dict | N
 
 
 def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    k = (len(values) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+    """Linear interpolation between the closest ranks (numpy's default)."""
+    import numpy
+
+    return float(numpy.percentile(values, p))
 
 
 def main() -> int:

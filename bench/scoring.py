@@ -22,7 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))           # the scoring package, before this file's folder
+sys.path.append(str(ROOT / "bench"))    # _common, also when bench/upload.py loads this file
+
+from _common import CLI_METRICS, cli_numbers, identical  # noqa: E402
 
 WORDS = ("the a of and to in he she it was his her that with for on as at by from they had but not "
          "said what when one all were there been would could into out up over then than them her him "
@@ -102,11 +105,6 @@ def timed(cmd: list[str]) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
-def cli_numbers(out: str) -> list[float]:
-    """The scores ``sacrebleu -b`` prints (BLEU, chrF, TER)."""
-    return [float(x.strip().strip(",")) for x in out.strip().strip("[]").split()]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--segments", type=int, default=16700)
@@ -124,8 +122,7 @@ def main() -> None:
     ours_a, out_ours = timed([py, "-m", "scoring", "score", str(ts), str(args.out / "sysA"),
                               "-m", "bleu", "chrf", "ter", "--json"])
     ours = json.loads(out_ours)["systems"][0]["scores"]
-    same = all(f"{ours[m]['score']:.16f}" == f"{c:.16f}"
-               for m, c in zip(("bleu", "chrf", "ter"), cli_numbers(out_cli)))
+    same = identical({m: ours[m]["score"] for m in CLI_METRICS}, cli_numbers(out_cli))
     print(f"one system:    sacrebleu CLI {cli_a:7.1f} s   enface {ours_a:7.1f} s   ratio {ours_a / cli_a:.2f}x"
           f"   identical scores: {same}")
 
@@ -139,14 +136,13 @@ def main() -> None:
     t0 = time.perf_counter()
     result_b = scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB")
     ours_b = time.perf_counter() - t0
-    same_b = all(f"{result_b.scores[m].value:.16f}" == f"{c:.16f}"
-                 for m, c in zip(("bleu", "chrf", "ter"), cli_numbers(out_cli_b)))
+    same_b = identical({m: result_b.scores[m].value for m in CLI_METRICS}, cli_numbers(out_cli_b))
     print(f"later system:  sacrebleu CLI {cli_b:7.1f} s   enface {ours_b:7.1f} s   ratio {ours_b / cli_b:.2f}x"
           f"   identical scores: {same_b}   (references cached)")
     t0 = time.perf_counter()
     scorer.score(load_system_output(testset, args.out / "sysB"), name="sysB-again")
-    print(f"re-scoring:    enface {time.perf_counter() - t0:7.1f} s   ratio {(time.perf_counter() - t0) / cli_b:.3f}x"
-          "   (segment statistics remembered)")
+    again = time.perf_counter() - t0
+    print(f"re-scoring:    enface {again:7.1f} s   ratio {again / cli_b:.3f}x   (segment statistics remembered)")
     scorer.close()
 
     if not args.no_comet:

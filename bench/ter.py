@@ -22,28 +22,13 @@ for path in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(path))
 
 
-def real_pairs(tsv: Path):
-    from realdata import system_segments
-    from sacrebleu.metrics import TER
-
-    keys, _, targets = system_segments(tsv)
-    systems = sorted(targets)
-    tokenize = TER().tokenizer
-    words = {s: {k: tokenize(t.rstrip()).split() for k, t in targets[s].items()} for s in systems}
-    for ref_system in systems[:2]:
-        for system in systems:
-            if system != ref_system:
-                for key in keys:
-                    if key in words[system] and key in words[ref_system]:
-                        yield words[system][key], words[ref_system][key]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--max-pairs", type=int, default=0, help="stop each file after N pairs (0: all)")
     args = parser.parse_args()
 
+    from realdata import ter_pairs
     from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_ter
 
     from scoring.metrics import fast_ter
@@ -58,7 +43,7 @@ def main() -> int:
         if not tsv.exists():
             print(f"{label}: {tsv} is absent, skipped")
             continue
-        pairs = list(real_pairs(tsv))
+        pairs = list(ter_pairs(tsv))
         if args.max_pairs:
             pairs = pairs[:args.max_pairs]
         t0 = time.perf_counter()

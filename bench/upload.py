@@ -21,17 +21,26 @@ Usage: python bench/upload.py [--segments 16700] [--out bench/out/upload] [--por
 from __future__ import annotations
 
 import argparse
+import collections
 import importlib.util
 import json
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]   # the scoring package before bench/scoring.py
+
+from _common import CLI_METRICS, cli_numbers, free_port, identical  # noqa: E402
+from enface.cli import FINAL_STATES, ApiClient  # noqa: E402
+
+#: what Celery logs once the worker consumes its queues (the name is enface serve's, see enface.cli._worker_cmd)
+WORKER_READY = re.compile(r"\benface-\d+@\S+ ready\.")
 
 
 def _bench_scoring():
@@ -42,12 +51,6 @@ def _bench_scoring():
     return module
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run(cmd: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT, **kw)
     if proc.returncode != 0:
@@ -55,29 +58,48 @@ def run(cmd: list[str], env: dict, **kw) -> subprocess.CompletedProcess:
     return proc
 
 
-def upload_and_wait(url: str, token: str, testset: int, folder: Path, name: str, label: str) -> tuple[float, dict]:
-    import requests
+class ServeOutput(threading.Thread):
+    """Reads the output of ``enface serve`` and its children to the end (so that the pipe never fills),
+    noting when the web server and the worker are ready."""
 
+    def __init__(self, stream):
+        super().__init__(name="enface-serve-output", daemon=True)
+        self.stream = stream
+        self.web_ready = threading.Event()      # "Enface is running on": it printed that after /healthz answered
+        self.worker_ready = threading.Event()   # Celery's "<worker> ready.": the worker consumes its queues
+        self.tail: collections.deque[str] = collections.deque(maxlen=30)
+
+    def run(self) -> None:
+        for line in self.stream:
+            self.tail.append(line)
+            if line.startswith("Enface is running on"):
+                self.web_ready.set()
+            elif WORKER_READY.search(line):
+                self.worker_ready.set()
+
+    def wait_ready(self, server: subprocess.Popen, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not (self.web_ready.is_set() and self.worker_ready.is_set()):
+            if server.poll() is not None or time.monotonic() > deadline:
+                what = "exited" if server.poll() is not None else f"was not ready within {timeout:.0f} s"
+                raise SystemExit(f"enface serve {what}; its last output:\n" + "".join(self.tail))
+            self.worker_ready.wait(0.1)
+
+
+def upload_and_wait(client: ApiClient, server: subprocess.Popen, testset: int, folder: Path, name: str,
+                    label: str) -> tuple[float, dict]:
+    """Seconds from the upload to the first poll that sees the submission scored, and the submission."""
     files = sorted(folder.glob("*.txt"))
-    headers = {"Authorization": f"Bearer {token}"}
-    handles = [open(f, "rb") for f in files]
     t0 = time.perf_counter()
-    try:
-        resp = requests.post(f"{url}/api/v1/testsets/{testset}/submissions", headers=headers, timeout=600,
-                             data={"label": label, "system_name": name, "constrained": "true"},
-                             files=[("files", (f.name, h)) for f, h in zip(files, handles)])
-    finally:
-        for h in handles:
-            h.close()
-    if resp.status_code != 202:
-        raise SystemExit(f"upload refused: {resp.status_code} {resp.text[:500]}")
-    sub_url = resp.json()["url"]
+    created = client.submit(testset, files, label=label, system_name=name, constrained="true")
     while True:
-        sub = requests.get(sub_url, headers=headers, timeout=60).json()
-        if sub["state"] in ("scored", "invalid", "failed"):
+        sub = client.submission(created["id"])
+        if sub["state"] in FINAL_STATES:
             elapsed = time.perf_counter() - t0
             break
-        time.sleep(0.1)
+        if server.poll() is not None:
+            raise SystemExit(f"{name}: enface serve exited while the submission was {sub['state']}")
+        time.sleep(0.1)   # enface.cli.wait_for polls once a second: too coarse to time this
     if sub["state"] != "scored":
         raise SystemExit(f"{name}: {sub['state']}: {sub['timeline'][-1]['message']}")
     return elapsed, sub
@@ -111,38 +133,29 @@ def main() -> None:
     cli = [py, "-m", "sacrebleu", str(args.out / "ref1.flat.txt"), str(args.out / "ref2.flat.txt"),
            "-m", "bleu", "chrf", "ter", "-w", "16", "-b", "-i"]
     t0 = time.perf_counter()
-    cli_a = [float(x.strip().strip(",")) for x in
-             run(cli + [str(args.out / "sysA.flat.txt")], env).stdout.strip().strip("[]").split()]
+    cli_a = cli_numbers(run(cli + [str(args.out / "sysA.flat.txt")], env).stdout)
     cli_time_a = time.perf_counter() - t0
     t0 = time.perf_counter()
     run(cli + [str(args.out / "sysB.flat.txt")], env)
     cli_time_b = time.perf_counter() - t0
 
-    port = args.port or _free_port()
-    url = f"http://127.0.0.1:{port}"
+    port = args.port or free_port()
+    # Unbuffered, so that "Enface is running on" arrives when it is printed, not at exit.
     server = subprocess.Popen([*enface, "serve", "--port", str(port), "--workers", "2", "--jobs", str(args.jobs),
-                               "--no-upgrade"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "--no-upgrade"], env={**env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace")
+    output = ServeOutput(server.stdout)
+    output.start()
     try:
-        import requests
-
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if requests.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("enface serve did not start")
-            time.sleep(0.3)
-        time.sleep(3)   # let the Celery worker come up too (it polls the SQLite broker)
-        first, sub_a = upload_and_wait(url, token, testset, args.out / "sysA", "sysA", "primary")
-        second, _sub_b = upload_and_wait(url, token, testset, args.out / "sysB", "sysB", "contrastive")
+        output.wait_ready(server, timeout=120)
+        client = ApiClient(f"http://127.0.0.1:{port}", token)
+        first, sub_a = upload_and_wait(client, server, testset, args.out / "sysA", "sysA", "primary")
+        second, _sub_b = upload_and_wait(client, server, testset, args.out / "sysB", "sysB", "contrastive")
     finally:
         server.terminate()
         server.wait(60)
 
-    same = all(f"{sub_a['scores'][m]['score']:.16f}" == f"{c:.16f}" for m, c in zip(("bleu", "chrf", "ter"), cli_a))
+    same = identical({m: sub_a["scores"][m]["score"] for m in CLI_METRICS}, cli_a)
     stages = {e["state"]: e["at"] for e in sub_a["timeline"]}
     print(f"sacrebleu CLI (BLEU chrF TER):            sysA {cli_time_a:6.1f} s   sysB {cli_time_b:6.1f} s")
     print(f"enface upload→scored (+ validation, d-BLEU): sysA {first:6.1f} s   sysB {second:6.1f} s")

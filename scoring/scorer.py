@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from .metrics.sacrebleu_metrics import (
     SacrebleuScorer,
     default_workers,
     join_document,
-    make_pool,
+    shared_pool,
 )
 from .testset import TestSet, split_by_documents
 
@@ -33,15 +32,6 @@ class SystemScores:
     def to_dict(self, with_segments: bool = False) -> dict:
         return {"name": self.name,
                 "scores": {k: s.to_dict(with_segments=with_segments) for k, s in self.scores.items()}}
-
-
-def _fingerprint(testset: TestSet) -> str:
-    digest = hashlib.sha1(testset.tgt_lang.encode())
-    for doc in testset.documents:
-        digest.update(doc.name.encode() + b"\0")
-        for ref in doc.refs:
-            digest.update("\n".join(ref).encode() + b"\1")
-    return digest.hexdigest()
 
 
 class Scorer:
@@ -68,15 +58,12 @@ class Scorer:
         self.comet_batch_size = comet_batch_size
         self.comet_device = comet_device
         self._comet = None
-        self._pool = None
-        cache_id = _fingerprint(testset)
         self._sacrebleu: dict[str, SacrebleuScorer] = {}
         for key in self.metrics:
             if key in SACREBLEU_METRICS:
                 refs = (testset.references() if not SACREBLEU_METRICS[key].document_level else
                         [[join_document(d.refs[i]) for d in testset.documents] for i in range(testset.num_refs)])
-                self._sacrebleu[key] = SacrebleuScorer(key, refs, testset.tgt_lang, workers=self.workers,
-                                                       cache_id=cache_id)
+                self._sacrebleu[key] = SacrebleuScorer(key, refs, testset.tgt_lang)
 
     # -- one system -----------------------------------------------------------
     def score(self, output: Mapping[str, Sequence[str]] | Sequence[str], *, name: str = "system",
@@ -135,7 +122,8 @@ class Scorer:
             if self.progress:
                 self.progress(result.name, done, total)
 
-        pool = self._worker_pool() if len(segments) >= SacrebleuScorer.PARALLEL_THRESHOLD else None
+        # The process's pool, shared with other scorers; its workers keep this scorer's references.
+        pool = shared_pool(self.workers) if len(segments) >= SacrebleuScorer.PARALLEL_THRESHOLD else None
         # Longest work first (TER), so the cores stay busy to the end.
         order = sorted(runnable, key=lambda k: k != "ter")
         pending = {k: self._sacrebleu[k].submit(documents if SACREBLEU_METRICS[k].document_level else segments,
@@ -145,17 +133,14 @@ class Scorer:
             result.stats[key] = stats
             result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
 
-    def _worker_pool(self):
-        # Kept for the scorer's life: each worker holds the reference statistics of its units.
-        if self._pool is None:
-            self._pool = make_pool(self.workers)
-        return self._pool
-
     def close(self) -> None:
-        """Stop the worker processes (they hold this test set's reference statistics)."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        """Drop this test set's reference statistics from the worker processes.
+
+        The processes are shared with the process's other scorers and stay;
+        ``scoring.metrics.sacrebleu_metrics.shutdown_pools()`` stops them (done at exit).
+        """
+        for sb in self._sacrebleu.values():
+            sb.release()
 
     def __enter__(self) -> Scorer:
         return self

@@ -51,6 +51,28 @@ def system_segments(path: Path) -> tuple[list[tuple[str, int]], dict[tuple[str, 
     return keys, source, dict(targets)
 
 
+def ter_pairs(path: Path, *, systems: int | None = None, segments: int | None = None):
+    """(hypothesis words, reference words) pairs for checking TER's edit distance on real outputs.
+
+    Every system (the first ``systems`` in name order, or all) against each of
+    the first two as reference, over the first ``segments`` segments (or all),
+    tokenised as sacrebleu's TER does; each segment is tokenised once.
+    """
+    from sacrebleu.metrics import TER
+
+    keys, _, targets = system_segments(path)
+    keys = keys[:segments] if segments else keys
+    names = sorted(targets)[:systems] if systems else sorted(targets)
+    tokenize = TER().tokenizer
+    words = {s: {k: tokenize(targets[s][k].rstrip()).split() for k in keys if k in targets[s]} for s in names}
+    for ref_system in names[:2]:
+        for system in names:
+            if system != ref_system:
+                for key in keys:
+                    if key in words[system] and key in words[ref_system]:
+                        yield words[system][key], words[ref_system][key]
+
+
 def write_testset(root: Path, path: Path, ref_systems: tuple[str, str], *, src_lang: str, tgt_lang: str,
                   blank_ref2_every: int = 0) -> tuple[Path, dict[str, Path], list[str]]:
     """A test-set directory whose references are two real systems' outputs.

@@ -12,11 +12,13 @@ import random
 
 import pytest
 from conftest import require_service
-from realdata import ENDE_TSV, ZHEN_TSV, system_segments
+from realdata import ENDE_TSV, ZHEN_TSV, system_segments, ter_pairs
 from sacrebleu.metrics import TER
+from sacrebleu.metrics import ter as sacrebleu_ter_module
 from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_ter
 
 from scoring.metrics import fast_ter
+from scoring.metrics.sacrebleu_metrics import SacrebleuScorer, make_metric
 
 
 @pytest.fixture
@@ -94,26 +96,11 @@ def test_random_pairs(compiled, seed):
         _both(compiled, *_random_pair(rng))
 
 
-def _real_pairs(path, limit_systems: int, limit_segments: int):
-    # sacrebleu needs ~30 ms a pair on these paragraphs: a sample here, all pairs in bench/ter.py.
-    keys, _, targets = system_segments(path)
-    keys = keys[:limit_segments]
-    systems = sorted(targets)[:limit_systems]
-    tokenize = TER().tokenizer
-    for ref_system in systems[:2]:
-        for system in systems:
-            if system == ref_system:
-                continue
-            for key in keys:
-                if key in targets[system] and key in targets[ref_system]:
-                    yield (tokenize(targets[system][key].rstrip()).split(),
-                           tokenize(targets[ref_system][key].rstrip()).split())
-
-
 @pytest.mark.parametrize("path", [ZHEN_TSV, ENDE_TSV], ids=["wmt23-zhen", "wmt21-ted-ende"])
 def test_real_outputs_pair_by_pair(compiled, path):
     pairs = 0
-    for hyp, ref in _real_pairs(path, limit_systems=3, limit_segments=200):
+    # sacrebleu needs ~30 ms a pair on these paragraphs: a sample here, all pairs in bench/ter.py.
+    for hyp, ref in ter_pairs(path, systems=3, segments=200):
         _both(compiled, hyp, ref)
         pairs += 1
     assert pairs > 700
@@ -131,21 +118,53 @@ def test_corpus_scores_are_bit_identical(compiled):
     assert ours.get_signature().format() == theirs.get_signature().format()
 
 
-def test_sacrebleu_backend_can_be_forced(monkeypatch):
+@pytest.fixture
+def fresh_metrics():
+    """make_metric decides the TER code once per process: forget that decision around the test."""
+    make_metric.cache_clear()
+    yield make_metric
+    make_metric.cache_clear()
+
+
+def _ter_score(metric_maker, hyp: str, ref: str):
+    scorer = SacrebleuScorer("ter", [[ref]])
+    assert scorer.metric is metric_maker("ter", "")
+    return scorer.score_from_stats(scorer.segment_stats([hyp]))
+
+
+def test_sacrebleu_backend_can_be_forced(monkeypatch, fresh_metrics):
     calls = []
-    monkeypatch.setattr(fast_ter, "sacrebleu_translation_edit_rate",
+    # sacrebleu's TER metric calls lib_ter's function through its own module.
+    monkeypatch.setattr(sacrebleu_ter_module, "translation_edit_rate",
                         lambda h, r: calls.append(1) or sacrebleu_ter(h, r))
     monkeypatch.setenv("ENFACE_TER", "sacrebleu")
     assert fast_ter.backend() == "sacrebleu"
-    assert fast_ter.translation_edit_rate(["b", "a"], ["a", "b"]) == sacrebleu_ter(["b", "a"], ["a", "b"])
+    metric = fresh_metrics("ter")
+    assert type(metric) is TER
+    stats = metric._compute_segment_statistics("b a", {"ref_words": [["a", "b"]]})
+    assert stats == [sacrebleu_ter(["b", "a"], ["a", "b"])[0], 2.0]
     assert calls == [1]
+    score = _ter_score(fresh_metrics, "b a", "a b")
+    assert score.details["backend"] == "sacrebleu"
+    assert score.details["num_edits"] == sacrebleu_ter(["b", "a"], ["a", "b"])[0]
 
 
-def test_without_the_extension_sacrebleu_runs(monkeypatch):
+def test_the_compiled_backend_is_the_default(compiled, monkeypatch, fresh_metrics):
+    monkeypatch.delenv("ENFACE_TER", raising=False)
+    assert fast_ter.backend() == "compiled"
+    assert type(fresh_metrics("ter")) is fast_ter.CompiledTER
+    assert _ter_score(fresh_metrics, "b a", "a b").details["backend"] == "compiled"
+
+
+def test_without_the_extension_sacrebleu_runs(monkeypatch, fresh_metrics):
     monkeypatch.setattr(fast_ter, "_ter", None)
     assert fast_ter.backend() == "sacrebleu"
     assert fast_ter.translation_edit_rate("a b c".split(), "c a b".split()) == sacrebleu_ter("a b c".split(),
                                                                                            "c a b".split())
+    assert type(fresh_metrics("ter")) is TER
+    assert _ter_score(fresh_metrics, "a b c", "c a b").details["backend"] == "sacrebleu"
+    with pytest.raises(RuntimeError):
+        fast_ter.CompiledTER()
 
 
 def test_cases_the_port_declines_go_to_sacrebleu(compiled, monkeypatch):
@@ -154,8 +173,11 @@ def test_cases_the_port_declines_go_to_sacrebleu(compiled, monkeypatch):
         def translation_edit_rate(h, r):
             return None
 
+    metric = fast_ter.CompiledTER()
     monkeypatch.setattr(fast_ter, "_ter", Declines)
     assert fast_ter.translation_edit_rate(["x", "y"], ["y", "x", "z"]) == sacrebleu_ter(["x", "y"], ["y", "x", "z"])
+    assert metric._compute_segment_statistics("x y", {"ref_words": [["y", "x", "z"]]}) == \
+        [sacrebleu_ter(["x", "y"], ["y", "x", "z"])[0], 3.0]
 
 
 def test_bad_arguments_raise_type_errors(compiled):

@@ -46,6 +46,7 @@ import contextlib
 import logging
 import os
 import re
+import traceback
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -227,13 +228,9 @@ def _encoder_missing(encoder: str) -> bool:
 
 
 def _raised_in(exc: BaseException, *packages: str) -> bool:
-    tb = exc.__traceback__
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if any(f"{os.sep}{p}{os.sep}" in filename for p in packages):
-            return True
-        tb = tb.tb_next
-    return False
+    """Whether a frame of the exception's traceback is in one of these packages."""
+    return any(f"{os.sep}{p}{os.sep}" in frame.f_code.co_filename
+               for frame, _line in traceback.walk_tb(exc.__traceback__) for p in packages)
 
 
 def _encoder_hint(encoder: str) -> str:

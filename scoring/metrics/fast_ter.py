@@ -26,7 +26,10 @@ except ImportError:  # built without a compiler: optional=True in setup.py
 
 
 def backend() -> str:
-    """Which TER code runs: ``compiled`` or ``sacrebleu``."""
+    """Which TER code a metric built now runs: ``compiled`` or ``sacrebleu``.
+
+    Read once, where the metric is built (``make_metric``), never per segment.
+    """
     if _ter is None or os.environ.get("ENFACE_TER", "").strip().lower() == "sacrebleu":
         return "sacrebleu"
     return "compiled"
@@ -34,7 +37,7 @@ def backend() -> str:
 
 def translation_edit_rate(words_hyp: list[str], words_ref: list[str]) -> tuple[int, int]:
     """``(number of edits, reference length)``, exactly as sacrebleu's ``lib_ter`` returns it."""
-    if backend() == "compiled":
+    if _ter is not None:
         result = _ter.translation_edit_rate(words_hyp, words_ref)
         if result is not None:
             return result
@@ -45,14 +48,23 @@ def translation_edit_rate(words_hyp: list[str], words_ref: list[str]) -> tuple[i
 class CompiledTER(TER):
     """sacrebleu's ``TER`` metric, its per-segment statistics computed by the compiled port."""
 
+    def __init__(self, *args, **kwargs):
+        if _ter is None:
+            raise RuntimeError("the compiled TER extension is not built; use sacrebleu's TER")
+        super().__init__(*args, **kwargs)
+
     def _compute_segment_statistics(self, hypothesis: str, ref_kwargs: dict) -> list[float]:
         # Same steps as TER._compute_segment_statistics in sacrebleu 2.6, one call swapped.
+        compiled = _ter.translation_edit_rate
         words_hyp = hypothesis.split()
         ref_words = ref_kwargs["ref_words"]
         ref_lengths = 0
         best_num_edits = int(1e16)
         for words_ref in ref_words:
-            num_edits, ref_len = translation_edit_rate(words_hyp, words_ref)
+            result = compiled(words_hyp, words_ref)
+            # The port hands back the degenerate cases it does not take (sacrebleu raises on them).
+            num_edits, ref_len = (result if result is not None
+                                  else sacrebleu_translation_edit_rate(words_hyp, words_ref))
             ref_lengths += ref_len
             if num_edits < best_num_edits:
                 best_num_edits = num_edits

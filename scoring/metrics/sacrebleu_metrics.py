@@ -10,15 +10,21 @@ The reference side (n-grams, TER words) is costly: for chrF it takes longer
 than the hypothesis side, and shipping it between processes costs more than
 computing it. So units are pinned to workers (chunk c always goes to worker
 c mod W) and each worker keeps the reference statistics of its own units for
-every later system.
+every later system. One pool of workers per process (and worker count) serves
+every scorer; a scorer's references leave the workers when it is closed or
+collected, the workers themselves at exit or on ``shutdown_pools()``.
 """
 
 from __future__ import annotations
 
+import atexit
+import itertools
 import multiprocessing as mp
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,16 +56,17 @@ def make_metric(key: str, tgt_lang: str = ""):
     BLEU takes the default tokenizer of the target language (13a for English,
     zh for Chinese, ...), as sacrebleu does when given ``-l src-tgt``.
     """
-    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.metrics import BLEU, CHRF, TER
 
-    from .fast_ter import CompiledTER
+    from .fast_ter import CompiledTER, backend
 
     spec = SACREBLEU_METRICS[key]
     if spec.factory == "BLEU":
         return BLEU(trg_lang=tgt_lang or "")
     if spec.factory == "CHRF":
         return CHRF()
-    return CompiledTER()  # sacrebleu's TER, its edit distance compiled (fast_ter.py)
+    # sacrebleu's TER, its edit distance compiled (fast_ter.py), unless ENFACE_TER=sacrebleu or not built.
+    return CompiledTER() if backend() == "compiled" else TER()
 
 
 def signature(key: str, tgt_lang: str, num_refs: int) -> str:
@@ -78,15 +85,15 @@ def join_document(segments: Sequence[str]) -> str:
 
 # ---------------------------------------------------------------------------
 # Worker side: each worker process keeps the reference statistics of the units
-# pinned to it, keyed by (test-set fingerprint, metric), then unit index.
-_WORKER_REF_CACHE: dict[tuple[str, str], dict[int, dict]] = {}
+# pinned to it, per store (one SacrebleuScorer's metric), then unit index.
+_WORKER_REF_CACHE: dict[Hashable, dict[int, dict]] = {}
 
 
-def _segment_stats(key: str, tgt_lang: str, cache_id: str, indices: list[int], hyps: list[str],
+def _segment_stats(key: str, tgt_lang: str, store: Hashable, indices: list[int], hyps: list[str],
                    new_refs: list[list[str]] | None) -> list:
     """Statistics of some units; ``new_refs`` carries the references of units new to this worker."""
     metric = make_metric(key, tgt_lang)
-    cache = _WORKER_REF_CACHE.setdefault((cache_id, key), {})
+    cache = _WORKER_REF_CACHE.setdefault(store, {})
     if new_refs is not None:
         for i, info in zip(indices, metric._cache_references(new_refs)):
             cache[i] = info
@@ -94,31 +101,135 @@ def _segment_stats(key: str, tgt_lang: str, cache_id: str, indices: list[int], h
             for i, h in zip(indices, hyps)]
 
 
+def _drop_store(store: Hashable) -> None:
+    _WORKER_REF_CACHE.pop(store, None)
+
+
 class WorkerPool:
-    """W single-process executors, so that a unit always goes to the same process."""
+    """W single-process executors, so that a unit always goes to the same process.
+
+    The pool remembers which units' references each process has been sent, per
+    store, so that only new units travel with their references. An executor
+    whose process died is replaced at the next submission, and what it held is
+    forgotten, so its units are sent again with their references.
+    """
 
     def __init__(self, workers: int):
-        context = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-        self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(workers)]
-        self.id = f"{os.getpid()}-{id(self)}"
+        self._context = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+        self._executors = [self._new_executor() for _ in range(workers)]
+        self._held: list[dict[Hashable, set[int]]] = [{} for _ in range(workers)]  # slot -> store -> units
+        self._released: list[Hashable] = []     # stores to drop from the workers at the next chance
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=1, mp_context=self._context)
 
     def __len__(self) -> int:
-        return len(self.executors)
+        return len(self._executors)
 
-    def submit(self, slot: int, fn, *args):
-        return self.executors[slot % len(self.executors)].submit(fn, *args)
+    def submit(self, slot: int, fn, *args) -> Future:
+        """Run ``fn(*args)`` in the process of ``slot``; raises BrokenProcessPool if that process died."""
+        return self._executors[slot % len(self._executors)].submit(fn, *args)
+
+    def submit_units(self, slot: int, key: str, tgt_lang: str, store: Hashable, units: Sequence[int],
+                     hyps: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[int], Future]:
+        """Statistics of ``units`` in the process of ``slot``, sending the references it lacks.
+
+        Returns the units in the order of the future's result (new units first).
+        """
+        i = slot % len(self._executors)
+        with self._lock:
+            self._drop_released()
+            try:
+                return self._send(i, key, tgt_lang, store, units, hyps, references)
+            except BrokenProcessPool:
+                self._replace(i)    # its process died, and the references it held with it
+                return self._send(i, key, tgt_lang, store, units, hyps, references)
+
+    def _send(self, i: int, key: str, tgt_lang: str, store: Hashable, units: Sequence[int],
+              hyps: Sequence[str], references: Sequence[Sequence[str]]) -> tuple[list[int], Future]:
+        held = self._held[i].setdefault(store, set())
+        # Units new to the worker come first, with their references, so it can cache them.
+        new = [u for u in units if u not in held]
+        order = new + [u for u in units if u in held]
+        new_refs = [[stream[u] for u in new] for stream in references] if new else None
+        future = self.submit(i, _segment_stats, key, tgt_lang, store, order, [hyps[u] for u in order], new_refs)
+        held.update(new)
+        return order, future
+
+    def _replace(self, i: int) -> None:
+        self._executors[i].shutdown(wait=False, cancel_futures=True)
+        self._executors[i] = self._new_executor()
+        self._held[i].clear()
+
+    def release(self, store: Hashable) -> None:
+        """Drop a store's references from the workers. Safe from a finaliser: it never waits."""
+        if os.getpid() != self._pid:
+            return   # a forked child's copy: the workers are the parent's
+        self._released.append(store)
+        if self._lock.acquire(blocking=False):   # otherwise the next submission drops it
+            try:
+                self._drop_released()
+            finally:
+                self._lock.release()
+
+    def _drop_released(self) -> None:
+        while self._released:
+            store = self._released.pop()
+            for i, held in enumerate(self._held):
+                if held.pop(store, None) is not None:
+                    try:
+                        self._executors[i].submit(_drop_store, store)
+                    except (BrokenProcessPool, RuntimeError):
+                        pass    # a dead or stopped process holds nothing
 
     def close(self) -> None:
-        for executor in self.executors:
+        for executor in self._executors:
             executor.shutdown(wait=True, cancel_futures=True)
 
 
-def make_pool(workers: int) -> WorkerPool | None:
-    """A pool of pinned worker processes, or None to score in-process."""
+# One pool per process and worker count, shared by every scorer and created on first use.
+_POOLS: dict[int, WorkerPool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def shared_pool(workers: int) -> WorkerPool | None:
+    """The process's pool of ``workers`` pinned worker processes, or None to score in-process."""
     if workers <= 1 or mp.current_process().daemon:
         # Daemonic processes (some job-queue workers) may not have children: score in-process.
         return None
-    return WorkerPool(workers)
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = WorkerPool(workers)
+        return pool
+
+
+def shutdown_pools() -> None:
+    """Stop the shared worker processes (also done at exit); a later scoring starts new ones."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for pool in pools:
+        pool.close()
+
+
+_INHERITED: list[WorkerPool] = []
+
+
+def _forget_parent_pools() -> None:
+    # A forked child must not use its parent's executors: their processes and threads are the
+    # parent's. They stay referenced, never shut down, so that nothing of theirs runs here.
+    global _POOLS_LOCK
+    _POOLS_LOCK = threading.Lock()
+    _INHERITED.extend(_POOLS.values())
+    _POOLS.clear()
+
+
+atexit.register(shutdown_pools)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_pools)
 
 
 def _cost(text: str) -> int:
@@ -149,6 +260,15 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_STORES = itertools.count()
+
+
+def _release_store(pools: set[WorkerPool], store: Hashable) -> None:
+    for pool in pools:
+        pool.release(store)
+    pools.clear()
+
+
 @dataclass
 class PendingStats:
     hyps: list[str]
@@ -174,18 +294,19 @@ class SacrebleuScorer:
     #: chunks per worker: enough for balance, few enough to keep per-task overhead small
     CHUNKS_PER_WORKER = 16
 
-    def __init__(self, key: str, references: list[list[str]], tgt_lang: str = "", *,
-                 workers: int | None = None, cache_id: str | None = None):
+    def __init__(self, key: str, references: list[list[str]], tgt_lang: str = ""):
         self.key = key
         self.spec = SACREBLEU_METRICS[key]
         self.tgt_lang = tgt_lang or ""
         self.references = [[r.rstrip() for r in stream] for stream in references]
         self.num_refs = len(references)
-        self.workers = workers or default_workers()
-        self.cache_id = cache_id or f"{id(self)}"
         self._ref_cache: list | None = None          # in-process path only
-        self._sent: dict[str, set[int]] = {}          # pool id -> units whose references a worker holds
-        self._chunk_maps: dict[int, list[int]] = {}
+        self._store = (key, next(_STORES))            # names this scorer's references in the workers
+        self._pools: set[WorkerPool] = set()          # pools whose workers were sent them
+        # Workers drop them when this scorer is closed, or collected.
+        self._finalizer = weakref.finalize(self, _release_store, self._pools, self._store)
+        self._finalizer.atexit = False
+        self._chunk_of: tuple[int, list[int]] | None = None   # (pool size, unit -> chunk)
         self._memo: list[dict[str, list]] = [{} for _ in self.references[0]]
         self._memo_size = 0
 
@@ -200,13 +321,13 @@ class SacrebleuScorer:
 
     def _chunk_map(self, slots: int) -> list[int]:
         """Unit index -> chunk number, fixed per test set so that units stay with their worker."""
-        if slots not in self._chunk_maps:
+        if self._chunk_of is None or self._chunk_of[0] != slots:
             costs = [max(_cost(s[i]) for s in self.references) for i in range(len(self.references[0]))]
             chunk_of = [0] * len(costs)
             for c, (a, b) in enumerate(_chunks(costs, slots * self.CHUNKS_PER_WORKER)):
                 chunk_of[a:b] = [c] * (b - a)
-            self._chunk_maps[slots] = chunk_of
-        return self._chunk_maps[slots]
+            self._chunk_of = (slots, chunk_of)
+        return self._chunk_of[1]
 
     def submit(self, hyps: Sequence[str], pool: WorkerPool | None = None) -> PendingStats:
         """Start computing statistics; several metrics' chunks can then share the pool."""
@@ -222,18 +343,17 @@ class SacrebleuScorer:
         chunks: dict[int, list[int]] = {}
         for i in todo:
             chunks.setdefault(chunk_of[i], []).append(i)
-        sent = self._sent.setdefault(pool.id, set())
+        self._pools.add(pool)
         futures = []
         # Costliest chunks first, so the workers finish together.
         for c, indices in sorted(chunks.items(), key=lambda item: -sum(_cost(hyps[i]) for i in item[1])):
-            new = [i for i in indices if i not in sent]
-            # Units new to the worker come first, with their references, so it can cache them.
-            order = new + [i for i in indices if i in sent]
-            new_refs = [[s[i] for i in new] for s in self.references] if new else None
-            futures.append((order, pool.submit(c, _segment_stats, self.key, self.tgt_lang, self.cache_id, order,
-                                               [hyps[i] for i in order], new_refs)))
-            sent.update(new)
+            futures.append(pool.submit_units(c, self.key, self.tgt_lang, self._store, indices, hyps,
+                                             self.references))
         return PendingStats(hyps, stats, todo, futures)
+
+    def release(self) -> None:
+        """Drop this scorer's references from the worker processes (sent again if it scores again)."""
+        _release_store(self._pools, self._store)
 
     def collect(self, pending: PendingStats, progress: Callable[[int], None] | None = None) -> list:
         stats, hyps = pending.stats, pending.hyps
@@ -246,12 +366,7 @@ class SacrebleuScorer:
                 progress(len(pending.todo))
         else:
             for indices, fut in pending.futures:
-                try:
-                    chunk = fut.result()
-                except (KeyError, BrokenProcessPool):
-                    # A worker died (and with it its references): compute this chunk here.
-                    self._sent.clear()
-                    chunk = self._in_process(hyps, indices)
+                chunk = fut.result()
                 for i, st in zip(indices, chunk):
                     stats[i] = st
                 if progress:
@@ -285,8 +400,9 @@ class SacrebleuScorer:
             details = {"precisions": list(result.precisions), "bp": result.bp, "ratio": result.ratio,
                        "sys_len": result.sys_len, "ref_len": result.ref_len}
         elif self.spec.factory == "TER":
-            from .fast_ter import backend
-            details = {"num_edits": result.num_edits, "ref_length": result.ref_length, "backend": backend()}
+            from .fast_ter import CompiledTER
+            details = {"num_edits": result.num_edits, "ref_length": result.ref_length,
+                       "backend": "compiled" if isinstance(metric, CompiledTER) else "sacrebleu"}
         return Score(self.key, self.spec.display, float(result.score),
                      signature=signature(self.key, self.tgt_lang, self.num_refs),
                      versions=library_versions("sacrebleu"),
