@@ -378,3 +378,20 @@ def test_each_job_is_routed_to_its_queue_and_acked_late(app):
     for name, queue in QUEUES.values():
         assert celery.amqp.router.route({}, name)["queue"].name == queue
         assert celery.tasks[name].acks_late is True
+
+
+def test_the_worker_keeps_the_most_recently_used_scorers(app, world, monkeypatch):
+    from enface.extensions import db
+    from enface.models import TestSet
+    from enface.services import pipeline
+
+    monkeypatch.setattr(pipeline, "SCORERS_KEPT", 2)
+    monkeypatch.setattr(pipeline, "_scorers", type(pipeline._scorers)())
+    ids = [world.testset(task=f"Task {i}") for i in range(3)]
+    with app.app_context():
+        rows = [db.session.get(TestSet, i) for i in ids]
+        first = pipeline._scorer(rows[0], ["bleu"])
+        pipeline._scorer(rows[1], ["bleu"])
+        assert pipeline._scorer(rows[0], ["bleu"]) is first    # reused, and now the most recent
+        pipeline._scorer(rows[2], ["bleu"])
+        assert [key[0] for key in pipeline._scorers] == [ids[0], ids[2]]

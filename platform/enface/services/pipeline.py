@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from datetime import timedelta
 
 from flask import current_app
@@ -101,8 +102,11 @@ def run_validation(submission_id: int) -> str | None:
 
 # --------------------------------------------------------------------------- scoring
 
-_scorers: dict[tuple, Scorer] = {}
+_scorers: OrderedDict[tuple, Scorer] = OrderedDict()
 _scorers_lock = threading.Lock()
+#: Scorers kept per process (the most recently used). One dropped is not closed, since a job may
+#: still be using it; its references leave the worker processes when it is garbage-collected.
+SCORERS_KEPT = 8
 
 
 def _scorer(ts_row: TestSet, metrics: list[str]) -> Scorer:
@@ -115,6 +119,9 @@ def _scorer(ts_row: TestSet, metrics: list[str]) -> Scorer:
             scorer = Scorer(scoring_testset(ts_row), metrics, workers=cfg.get("SCORING_WORKERS") or None,
                             comet_model=cfg.get("COMET_MODEL") or "", comet_batch_size=cfg.get("COMET_BATCH_SIZE", 16))
             _scorers[key] = scorer
+            while len(_scorers) > SCORERS_KEPT:
+                _scorers.popitem(last=False)
+        _scorers.move_to_end(key)
         return scorer
 
 
