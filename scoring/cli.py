@@ -31,7 +31,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m scoring", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="python -m scoring", description="Validate and score system outputs on plain files.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     val = sub.add_parser("validate", help="check a submission against a test set")
@@ -44,8 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("score", help="score one or more submissions",
                         description="Score submissions against both references. Give a test-set directory "
-                                    "and submissions, or plain files with --src/--ref/--docs.")
-    sc.add_argument("inputs", nargs="+", metavar="TESTSET_DIR SUBMISSION",
+                                    "and submissions, or plain files with --src/--ref/--docs. TER's edit distance "
+                                    "runs compiled; ENFACE_TER=sacrebleu runs sacrebleu's own code (same scores). "
+                                    "A TER score's details.backend says which ran.")
+    sc.add_argument("inputs", nargs="+", metavar="PATH",
                     help="test-set directory then submissions; with --src, only hypothesis files")
     sc.add_argument("-m", "--metrics", nargs="+", default=list(DEFAULT_METRICS), choices=list(REGISTRY),
                     metavar="METRIC", help=f"metrics to compute (default: {' '.join(DEFAULT_METRICS)})")
@@ -62,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sig.add_argument("--paired-bs", action="store_true", help="paired bootstrap resampling, all pairs")
     sig.add_argument("--paired-ar", action="store_true", help="paired approximate randomisation, all pairs")
     sc.add_argument("--paired-n", type=int, help="samples (default: 1000 for bs, 10000 for ar)")
-    sc.add_argument("--seed", type=int, default=12345, help="random seed of the significance tests")
+    sc.add_argument("--seed", type=int, default=12345, help="random seed of the significance tests (default 12345)")
     sc.add_argument("--workers", type=int, help="processes for BLEU/chrF/TER (default: all cores)")
     sc.add_argument("--width", type=int, default=2, help="decimals in the text table")
     sc.add_argument("--json", action="store_true", help="one JSON object on standard output")
