@@ -52,6 +52,11 @@ RELEASING_STATES = ("invalid", "failed")
 METRICS = ("bleu", "chrf", "comet", "ter", "dbleu")
 
 
+def hash_secret(secret: str) -> str:
+    """How bearer secrets (API tokens, invite links) are stored: SHA-256, never the secret itself."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def password_method() -> str:
     """werkzeug's default (scrypt) unless the app configures PASSWORD_HASH_METHOD (tests use a fast one)."""
     from flask import current_app, has_app_context
@@ -175,9 +180,7 @@ class ApiToken(Base):
 
     user: Mapped[User] = relationship(back_populates="tokens")
 
-    @staticmethod
-    def hash(secret: str) -> str:
-        return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+    hash = staticmethod(hash_secret)
 
     @classmethod
     def issue(cls, user: User, name: str = "") -> tuple[ApiToken, str]:

@@ -10,7 +10,6 @@ revision number, so that a retried or replayed request is a no-op (see
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import datetime
 
@@ -28,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from enface.models import Base, Document, Submission, TestSet, User, UTCDateTime, utcnow
+from enface.models import Base, Document, Submission, TestSet, User, UTCDateTime, hash_secret, utcnow
 
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS  # (the tables check them; imported from here too)
 
@@ -139,9 +138,7 @@ class CampaignInvite(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
-    @staticmethod
-    def hash(secret: str) -> str:
-        return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+    hash = staticmethod(hash_secret)
 
     @classmethod
     def issue(cls, campaign: Campaign, label: str = "", max_uses: int = 1,
