@@ -441,3 +441,35 @@ def test_organizer_pages(live, browser):
     page.goto(f"{base}/campaigns/{cid}/results")
     shot(page, "26-public-results")
     ctx.close()
+
+
+def test_invite_link_creates_an_annotator_account(live, browser):
+    """A new annotator opens an invite link, registers on that page (CSRF on) and lands on their items."""
+    from enface.campaigns import services as svc
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+
+    base, world = live
+    cid = new_campaign(world, annotators=("ann1@example.org",), redundancy=1, seed=21)
+    with world.ctx():
+        [(_inv, secret)] = svc.create_invites(db.session.get(Campaign, cid), count=1, label="browser")
+    ctx = browser.new_context(viewport={"width": 1366, "height": 800})
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: ERRORS.append(str(e)))
+    page.goto(f"{base}/annotate/join/{secret}")
+    page.click("button:has-text('Create the account and join')")    # empty: refused, nothing created
+    page.wait_for_load_state("networkidle")
+    assert page.locator(".field.has-error .error-text").count() >= 3   # name, e-mail, password
+    page.fill("input[name=name]", "Nova Annotator")
+    page.fill("input[name=email]", "nova@example.org")
+    page.fill("input[name=password]", "a long enough password")
+    page.fill("input[name=confirm]", "a long enough password")
+    shot(page, "30-invite-join")
+    page.click("button:has-text('Create the account and join')")
+    page.wait_for_load_state("networkidle")
+    assert page.url.endswith("/annotate/") and "You are an annotator in" in page.content()
+    # the campaign had started: the page says why there is nothing to annotate
+    assert "it had already started" in page.content()
+    shot(page, "31-invite-joined")
+    ctx.close()
+    assert ERRORS == []

@@ -55,8 +55,9 @@ def index():
     campaigns = {}
     for a in assignments:
         campaigns.setdefault(a.campaign_id, {"campaign": a.item.campaign, "items": []})["items"].append(a)
-    waiting = [c for c in svc.annotator_campaigns(current_user) if c.state == "draft"]
-    return render_template("annotate/index.html", groups=list(campaigns.values()), waiting=waiting)
+    # Joined, without items: a draft assigns them at its start; a started campaign never will.
+    without_items = [c for c in svc.annotator_campaigns(current_user) if c.id not in campaigns]
+    return render_template("annotate/index.html", groups=list(campaigns.values()), waiting=without_items)
 
 
 @bp.get("/item/<public_id>")
