@@ -1,0 +1,148 @@
+"""``python -m humaneval``: agreement coefficients and reader-study results on plain files.
+
+    python -m humaneval agreement RATINGS.csv --coefficient ac1|ac2 [--weights identity|linear|quadratic]
+                                  [--categories 1,2,3,4,5] [--json]
+    python -m humaneval reader EXPORT.jsonl [--weights identity|linear|quadratic] [--study NAME] [--json]
+
+RATINGS.csv has a header naming the columns item, rater, value (other columns
+are ignored), then one rating a row; any number of raters, and an item may be
+rated by fewer than all of them. Values are numbers for ac2, any label for ac1.
+The categories are the values seen unless --categories lists them all.
+
+Weights: ac1 is Gwet's nominal coefficient, identity weights only (asking for
+other weights is a usage error: use ac2). ac2 defaults to quadratic weights;
+ac2 with identity weights equals ac1 on the same numbers.
+
+With --json, agreement prints one JSON object: {"coefficient", "weights",
+"value", "items", "raters"}; items and raters count those with at least one
+rating. reader prints {"studies": {NAME: results}}.
+
+Exit status: 0 success, 1 bad input (the message names the file and the line),
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .agreement import WEIGHTS, gwet
+from .errors import HumanEvalInputError
+from .export import load_export
+from .ratings_csv import parse_number, read_ratings
+from .reader import reader_results
+from .report import results_text
+
+EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+PROG = "python -m humaneval"
+AGREEMENT_EPILOG = """\
+weights: ac1 takes identity weights only (other weights are a usage error:
+use ac2); ac2 defaults to quadratic weights, 1 - (x - y)^2 / (max - min)^2;
+linear is 1 - |x - y| / (max - min); ac2 with identity weights equals ac1.
+
+--json prints {"coefficient", "weights", "value", "items", "raters"}.
+exit status: 0 success, 1 bad input (file and line named), 2 usage error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on usage errors; keep that, with our prefix
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Agreement coefficients and reader-study results on plain files.",
+                     epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ag = sub.add_parser("agreement", help="Gwet's AC1 or AC2 from an item,rater,value CSV",
+                        description="Gwet's AC1 (nominal) or AC2 (weighted) for any number of raters; "
+                                    "items rated by fewer than all raters are allowed.",
+                        epilog=AGREEMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ag.add_argument("file", metavar="RATINGS.csv", help="CSV with the columns item, rater, value")
+    ag.add_argument("--coefficient", required=True, choices=("ac1", "ac2"),
+                    help="ac1: nominal categories; ac2: ordinal, weighted")
+    ag.add_argument("--weights", choices=WEIGHTS,
+                    help="ac2's weights (default quadratic); ac1 takes identity only")
+    ag.add_argument("--categories", metavar="C1,C2,...",
+                    help="every possible category, comma-separated (default: the values seen); "
+                         "a category nobody used still counts in the chance agreement")
+    ag.add_argument("--json", action="store_true", help="print one JSON object")
+
+    rd = sub.add_parser("reader", help="reader-study results from the platform's JSON Lines export",
+                        description="Preferences, ratings, agreement between readers, highlights and "
+                                    "machine detection from a reader-study export (format: README).")
+    rd.add_argument("file", metavar="EXPORT.jsonl", help="the reader-study export (JSON Lines)")
+    rd.add_argument("--weights", choices=WEIGHTS, default="quadratic",
+                    help="AC2 weights for the 1-5 ratings (default quadratic)")
+    rd.add_argument("--study", help="only this study (default: every study in the file)")
+    rd.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _categories(text: str | None, numeric: bool, parser: argparse.ArgumentParser) -> list[str] | None:
+    if text is None:
+        return None
+    cats = [c.strip() for c in text.split(",")]
+    if any(not c for c in cats):
+        parser.error(f"--categories has an empty entry: {text!r}")
+    if numeric and any(parse_number(c) is None for c in cats):
+        parser.error(f"--categories must be numbers for ac2: {text!r}")
+    values = [parse_number(c) if numeric else c for c in cats]
+    if len(set(values)) != len(values):
+        parser.error(f"--categories repeats a category: {text!r}")
+    return cats
+
+
+def _emit(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False))
+
+
+def _agreement(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.coefficient == "ac1" and args.weights not in (None, "identity"):
+        parser.error(f"ac1 is unweighted; use --coefficient ac2 for {args.weights} weights")
+    weights = args.weights or ("identity" if args.coefficient == "ac1" else "quadratic")
+    numeric = args.coefficient == "ac2"
+    categories = _categories(args.categories, numeric, parser)
+    ratings = read_ratings(args.file, numeric=numeric, categories=categories)
+    try:
+        result = gwet(ratings.table, weights, ratings.categories)
+    except ValueError as exc:
+        raise HumanEvalInputError(str(exc), args.file) from None
+    if args.json:
+        _emit({"coefficient": args.coefficient, "weights": weights, "value": result.value,
+               "items": ratings.items, "raters": ratings.raters})
+    else:
+        name = "Gwet's AC1" if args.coefficient == "ac1" else f"Gwet's AC2 ({weights} weights)"
+        cats = ",".join(map(str, result.categories))
+        print(f"{name} = {result.value:.4f}  ({ratings.items} items, {ratings.raters} raters, "
+              f"categories {cats}; observed agreement {result.pa:.4f}, chance agreement {result.pe:.4f})")
+    return EXIT_OK
+
+
+def _reader(args: argparse.Namespace) -> int:
+    export = load_export(args.file)
+    if args.study is not None:
+        if args.study not in export.studies():
+            raise HumanEvalInputError(f"no study {args.study!r} (studies: {', '.join(export.studies())})",
+                                      args.file)
+        export = export.study(args.study)
+    results = reader_results(export, args.weights)
+    _emit(results) if args.json else print(results_text(results))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "agreement":
+            return _agreement(args, parser)
+        return _reader(args)
+    except HumanEvalInputError as exc:
+        print(f"humaneval: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:  # e.g. piped into head
+        return EXIT_OK
