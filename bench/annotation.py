@@ -51,6 +51,7 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
     from enface.extensions import db
     from enface.migrate import upgrade
     from enface.models import Document, OutputSegment, Submission, User
+    from enface.protocols.mqm import services as mqm_svc
     from enface.services import accounts
     from enface.services.testsets import import_testset
     from werkzeug.security import generate_password_hash
@@ -90,7 +91,7 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
                     for i in range(n_annotators)]
             db.session.add_all(anns)
         camp = svc.create_campaign(org, ts, svc.CampaignInput(
-            name="Bench MQM", submission_ids=subs, redundancy=2, attention_share=0.1,
+            name="Bench MQM", submission_ids=subs, redundancy=2, settings={"attention_share": 0.1},
             ranges="\n".join(f"{doc}:1-{n // 2}\n{doc}:{n // 2 + 1}-{n}" for doc, n in sources.items()),
             seed=seed))
         for user in anns:
@@ -98,7 +99,7 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
         svc.start_campaign(svc.get_campaign(camp.id))
         for user in anns:
             items = [{"id": a.public_id, "segments": a.item.num_segments,
-                      "targets": [s["target"] for s in svc.segment_texts(a)]}
+                      "targets": [s["target"] for s in mqm_svc.segment_texts(a)]}
                      for a in svc.annotator_assignments(user)]
             users.append({"email": user.email, "items": items})
     # session cookies, minted by logging in through a test client of the same app (same secret)

@@ -37,6 +37,13 @@ from .report import results_text
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 PROG = "python -m humaneval"
+AGREEMENT_EPILOG = """\
+weights: ac1 takes identity weights only (other weights are a usage error:
+use ac2); ac2 defaults to quadratic weights, 1 - (x - y)^2 / (max - min)^2;
+linear is 1 - |x - y| / (max - min); ac2 with identity weights equals ac1.
+
+--json prints {"coefficient", "weights", "value", "items", "raters"}.
+exit status: 0 success, 1 bad input (file and line named), 2 usage error."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ag = sub.add_parser("agreement", help="Gwet's AC1 or AC2 from an item,rater,value CSV",
                         description="Gwet's AC1 (nominal) or AC2 (weighted) for any number of raters; "
-                                    "items rated by fewer than all raters are allowed.")
+                                    "items rated by fewer than all raters are allowed.",
+                        epilog=AGREEMENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ag.add_argument("file", metavar="RATINGS.csv", help="CSV with the columns item, rater, value")
     ag.add_argument("--coefficient", required=True, choices=("ac1", "ac2"),
                     help="ac1: nominal categories; ac2: ordinal, weighted")

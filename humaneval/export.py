@@ -293,6 +293,11 @@ def _excerpt(c: _Checker) -> ExcerptRecord:
 
 
 def _chunk(c: _Checker) -> ChunkRecord:
+    study, document, reader = c.text("study", True), c.text("document", True), c.text("reader", True)
+    chunk = c.integer("chunk", 0)
+    if chunk is None:
+        raise c.fail("missing field 'chunk'")
+    versions = c.versions()
     texts = c.per_version("texts")
     for key, value in texts.items():
         if not isinstance(value, str):
@@ -300,11 +305,7 @@ def _chunk(c: _Checker) -> ChunkRecord:
     displayed = c.get("displayed")
     if displayed is not None and (not isinstance(displayed, list) or sorted(displayed) != list(VERSION_KEYS)):
         raise c.fail(f"'displayed' must list \"1\" and \"2\" in the order shown; got {json.dumps(displayed)}")
-    chunk = c.integer("chunk", 0)
-    if chunk is None:
-        raise c.fail("missing field 'chunk'")
-    record = ChunkRecord(c.line, c.text("study", True), c.text("document", True), c.text("reader", True),
-                         chunk, c.versions(), texts, displayed=displayed,
+    record = ChunkRecord(c.line, study, document, reader, chunk, versions, texts, displayed=displayed,
                          preference=c.choice("preference", VERSION_KEYS),
                          difficulty=c.choice("difficulty", DIFFICULTIES), justification=c.text("justification"),
                          normalisation=c.text("normalisation"))

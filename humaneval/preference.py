@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from scipy.stats import binomtest
-
 
 @dataclass(frozen=True)
 class BinomialTest:
@@ -44,6 +42,8 @@ def binomial_test(successes: int, trials: int, p: float = 0.5) -> BinomialTest:
         raise ValueError(f"p must be a probability, got {p}")
     if trials == 0:
         return BinomialTest(0, 0, p, None, 1.0)
+    from scipy.stats import binomtest  # here: importing scipy.stats takes half a second
+
     result = binomtest(successes, trials, p, alternative="two-sided")
     return BinomialTest(successes, trials, p, successes / trials, float(result.pvalue))
 

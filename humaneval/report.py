@@ -19,11 +19,15 @@ def _p(test: dict[str, Any]) -> str:
     return f"p = {test['p_value']:.3f}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _coefficient(entry: dict[str, Any]) -> str:
     name = "AC1" if entry["coefficient"] == "ac1" else f"AC2 ({entry['weights']})"
     if entry["value"] is None:
         return f"{name} n/a ({entry['reason']})"
-    return f"{name} = {entry['value']:.3f} ({entry['items']} items, {entry['raters']} readers)"
+    return f"{name} = {entry['value']:.3f} ({_plural(entry['items'], 'item')}, {_plural(entry['raters'], 'reader')})"
 
 
 def study_text(name: str, res: dict[str, Any]) -> str:
@@ -82,7 +86,7 @@ def study_text(name: str, res: dict[str, Any]) -> str:
                    f"highlighted words per 1,000 ({hl[k]['words']} words read)")
     hb = res["highlight_balance"]
     out.append(f"Net highlight balance agrees with the chunk preference: {_share(hb['agree'], hb['n'])}; "
-               f"{_p(hb['test'])} ({hb['ties']} ties left out)")
+               f"{_p(hb['test'])} ({_plural(hb['ties'], 'tie')} left out)")
     md = res["machine_detection"]
     out.append(f"Machine version identified: {_share(md['correct'], md['n'])}; {_p(md['test'])}")
     og = res["origin_guess"]

@@ -7,11 +7,13 @@ Programmatic callers (``enface db upgrade``, the tests) pass a URL in
 from __future__ import annotations
 
 from alembic import context
-from enface.campaigns import models as _mqm_models  # noqa: F401  (MQM campaign tables join the metadata)
+from enface import protocols
+from enface.campaigns import models as _campaign_models  # noqa: F401  (the core's tables join the metadata)
 from enface.config import Config
 from enface.extensions import make_engine
 from enface.models import Base
 
+protocols.load_all()   # each protocol's tables join the metadata too
 config = context.config
 target_metadata = Base.metadata
 

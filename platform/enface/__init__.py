@@ -76,6 +76,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     app.register_blueprint(campaigns_bp, url_prefix="/campaigns")
     app.register_blueprint(annotate_bp, url_prefix="/annotate")   # session + CSRF header, like the forms
+    from . import protocols
+    from .campaigns.services import attach_to_leaderboard
+    from .services import leaderboard
+
+    protocols.init_app(app)      # MQM, the reader study, ...: each registers with the core
+    leaderboard.add_board_hook(attach_to_leaderboard)   # released human evaluations add their columns
 
     _register_errors(app)
     _register_template_helpers(app)

@@ -169,6 +169,9 @@ def build_world(app, tmp_path: Path, *, annotators: int = 4, docs=DOCS, outputs=
         return World(app=app, testset_id=ts.id, subs=subs, users=users)
 
 
+MQM_SETTINGS = ("attention_kind", "significance_unit", "words_per_second")
+
+
 def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.org"), redundancy=2,
                  systems=None, ranges="river.1\norchard", attention=0.0, scheme="wmt23-literary",
                  source_words="whitespace", start=True, seed=7, **kw):
@@ -181,9 +184,11 @@ def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.
         org = db.session.get(User, world.users["org@example.org"])
         ts = db.session.get(TestSet, world.testset_id)
         ids = [world.subs[s] for s in (systems or ["zephyr-mt", "quokka-nmt", "walrus-baseline"])]
+        settings = {"scheme": scheme, "attention_share": attention, "source_words": source_words}
+        settings.update({k: kw.pop(k) for k in list(kw) if k in MQM_SETTINGS})
         camp = svc.create_campaign(org, ts, svc.CampaignInput(
-            name="Tales MQM", submission_ids=ids, scheme=scheme, redundancy=redundancy, ranges=ranges,
-            attention_share=attention, source_words=source_words, seed=seed, **kw))
+            name="Tales MQM", submission_ids=ids, redundancy=redundancy, ranges=ranges, settings=settings,
+            seed=seed, **kw))
         for email in annotators:
             svc.add_annotator(camp, db.session.get(User, world.users[email]))
         if start:
@@ -204,9 +209,11 @@ def assignments_of(world: World, campaign_id: int, email: str) -> list[dict]:
                                   .order_by(Assignment.number)).all()
         return [{"public_id": a.public_id, "number": a.number, "item_id": a.item_id, "id": a.id,
                  "submission_id": a.item.submission_id, "document": a.item.document.name,
-                 "segments": a.item.seg_end - a.item.seg_start, "attention_seg": a.attention_seg,
-                 "attention_start": a.attention_start, "attention_end": a.attention_end,
-                 "attention_text": a.attention_text} for a in rows]
+                 "segments": a.item.seg_end - a.item.seg_start,
+                 "attention_seg": a.attention.seg if a.attention else None,
+                 "attention_start": a.attention.start_pos if a.attention else None,
+                 "attention_end": a.attention.end_pos if a.attention else None,
+                 "attention_text": a.attention.text if a.attention else None} for a in rows]
 
 
 def mark_uuid() -> str:

@@ -202,7 +202,11 @@ def test_campaign_closed_between_lookup_and_save_refuses_changes(setup, monkeypa
             _set_campaign_state(cid, "closed")       # the organizer closes the campaign meanwhile
         return asg
 
-    monkeypatch.setattr(svc, "get_assignment", get_assignment_then_close)
+    from enface.campaigns.services import annotating
+    from enface.protocols.mqm import services as mqm_svc
+
+    for module in (annotating, mqm_svc):   # where the core and MQM look the assignment up
+        monkeypatch.setattr(module, "get_assignment", get_assignment_then_close)
     requests = [
         lambda: c.post(f"/annotate/api/items/{pid}/progress",
                        json={"cursor": n - 1, "furthest": n - 1, "times": {"0": 5000}}),
@@ -315,7 +319,8 @@ def test_texts_are_escaped_everywhere(world, tmp_path):
         sid = add_submission(ts.id, "evil-mt", None, "baseline", True, {"d": [evil]})
         camp = svc.create_campaign(db.session.get(User, world.users["org@example.org"]), ts,
                                    svc.CampaignInput(name='<b>Camp</b>', submission_ids=[sid], ranges="d",
-                                                     attention_share=0, instructions="<script>bad()</script>"))
+                                                     settings={"attention_share": 0},
+                                                     instructions="<script>bad()</script>"))
         svc.add_annotator(camp, db.session.get(User, world.users["ann1@example.org"]))
         svc.start_campaign(svc.get_campaign(camp.id))
         cid = camp.id

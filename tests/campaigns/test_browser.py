@@ -348,7 +348,7 @@ def test_rtl_and_cjk(live, browser, tmp_path):
         ts = import_testset(write_testset(tmp_path / "zh", ZH_DOCS, "zh", "ar", name="Lantern zh-ar"), "Lit 2026")
         sid = add_submission(ts.id, "lotus-llm", "Cedar", "primary", True, AR_OUT)
         camp = svc.create_campaign(db.session.get(User, world.users["org@example.org"]), ts, svc.CampaignInput(
-            name="Lantern MQM", submission_ids=[sid], ranges="lantern", attention_share=0, seed=3))
+            name="Lantern MQM", submission_ids=[sid], ranges="lantern", settings={"attention_share": 0}, seed=3))
         svc.add_annotator(camp, db.session.get(User, world.users["ann1@example.org"]))
         svc.start_campaign(svc.get_campaign(camp.id))
         cid = camp.id
@@ -391,6 +391,7 @@ def test_organizer_pages(live, browser):
     from enface.campaigns import services as svc
     from enface.extensions import db
     from enface.models import User
+    from enface.protocols.mqm import services as mqm_svc
 
     base, world = live
     raters = ("ann1@example.org", "ann2@example.org", "ann3@example.org")
@@ -405,7 +406,7 @@ def test_organizer_pages(live, browser):
             for k, a in enumerate(assignments_of(world, cid, email)):
                 for j in range((n + k) % 3 + a["submission_id"] % 2):
                     cat, sub = cats[(j + k) % 4]
-                    svc.save_mark(user, a["public_id"], mark_uuid(), {
+                    mqm_svc.save_mark(user, a["public_id"], mark_uuid(), {
                         "rev": 1, "seg": j % a["segments"], "start": 0, "end": 3, "category": cat,
                         "subcategory": sub, "severity": severities[(n + j + k) % 4]})
                 last = a["segments"] - 1

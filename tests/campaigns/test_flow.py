@@ -18,6 +18,12 @@ def _svc():
     return svc
 
 
+def _mqm():
+    from enface.protocols.mqm import services as mqm_svc
+
+    return mqm_svc
+
+
 def test_start_assigns_balanced_and_never_own_team(world):
     cid = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org", "ann3@example.org",
                                           "alder-ann@example.org"), redundancy=2)
@@ -71,11 +77,12 @@ def test_attention_checks_injected_and_found_or_missed(world):
         assert read_all(c1, a["public_id"], a["segments"]).status_code == 200
         assert finish(c1, a["public_id"]).status_code == 200
     svc = _svc()
+    mqm_svc = _mqm()
     with world.ctx():
-        prog = svc.progress(svc.get_campaign(cid))
+        prog = mqm_svc.progress(svc.get_campaign(cid))
         p1 = next(p for p in prog["annotators"] if p["user"].email == "ann1@example.org")
         assert p1["found"] == 1 and p1["missed"] == len(a1) - 1
-        data = svc.build_data(svc.get_campaign(cid))
+        data = mqm_svc.build_data(svc.get_campaign(cid))
         summary = data.attention_summary()
         assert summary[p1["rater"]] == {"found": 1, "missed": len(a1) - 1}
         # the corrupted segment is not scored: no error or No-error row for it from that rater
@@ -112,10 +119,11 @@ def test_scores_equal_the_mqm_library_and_tsv_round_trips(world):
     }
     _annotate_everything(world, cid, plan)
     svc = _svc()
+    mqm_svc = _mqm()
     with world.ctx():
         camp = svc.get_campaign(cid)
-        results = svc.compute_results(camp)
-        tsv = svc.export_tsv(camp)
+        results = mqm_svc.compute_results(camp)
+        tsv = mqm_svc.export_tsv(camp)
     parsed = mqm.parse_tsv(tsv, scheme=mqm.load_scheme("wmt23-literary"))
     scheme = mqm.load_scheme("wmt23-literary")
     lib = mqm.score(parsed, scheme, words=mqm.WordCounter("whitespace"))
@@ -145,7 +153,7 @@ def test_release_puts_mqm_on_the_leaderboard(world):
     from enface.services import leaderboard as lb
 
     with world.ctx():
-        assert svc.leaderboard_mqm(world.testset_id) is None
+        assert svc.released_campaign(world.testset_id) is None
         snap = svc.release(svc.get_campaign(cid))
         board = lb.get_leaderboard(world.testset_id)
         svc.attach_to_leaderboard(board)
@@ -157,7 +165,7 @@ def test_release_puts_mqm_on_the_leaderboard(world):
                 assert by_sub[row["submission_id"]]["score"] == row["score"]
         assert svc.get_campaign(cid).state == "released"
         svc.withdraw_release(svc.get_campaign(cid))
-        assert svc.leaderboard_mqm(world.testset_id) is None
+        assert svc.released_campaign(world.testset_id) is None
 
 
 def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
@@ -188,15 +196,16 @@ def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
             assert read_all(c, a["public_id"], a["segments"]).status_code == 200
             assert finish(c, a["public_id"]).status_code == 200
     svc = _svc()
+    mqm_svc = _mqm()
     with world.ctx():
-        res = svc.compute_results(svc.get_campaign(cid))
+        res = mqm_svc.compute_results(svc.get_campaign(cid))
         assert res["systems"]["aardvark-mt"]["score"] is None
         assert res["systems"]["zebra-mt"]["score"] == 0.0          # 25 penalty points for 2 words
         assert res["order"] == ["zebra-mt", "aardvark-mt"]
         assert [r["system"] for g in res["groups"] for r in g["rows"]] == ["zebra-mt"]
         # the same with a scheme where lower is better (None counted as 0 used to rank first)
         lower = dataclasses.replace(mqm.load_scheme("wmt23-literary"), higher_is_better=False)
-        monkeypatch.setattr(svc, "get_scheme", lambda name: lower)
-        res = svc.compute_results(svc.get_campaign(cid))
+        monkeypatch.setattr(mqm_svc, "get_scheme", lambda name: lower)
+        res = mqm_svc.compute_results(svc.get_campaign(cid))
         assert res["higher_is_better"] is False
         assert res["order"] == ["zebra-mt", "aardvark-mt"]

@@ -49,8 +49,8 @@ def test_create_campaign_by_form(world):
 
     with world.ctx():
         c = svc.get_campaign(cid)
-        assert (c.scheme, c.redundancy, c.attention_share, c.significance_unit, c.seed) == \
-            ("google-mqm", 1, 0.25, "doc", 5)
+        assert (c.protocol, c.setting("scheme"), c.redundancy, c.setting("attention_share"),
+                c.setting("significance_unit"), c.seed) == ("mqm", "google-mqm", 1, 0.25, "doc", 5)
         assert c.ranges == ["river.1:1-3", "orchard:1-3"]
         assert sorted(s.submission_id for s in c.systems) == sorted([world.subs["zephyr-mt"], world.subs["quokka-nmt"]])
     # a sample of documents instead
@@ -265,6 +265,7 @@ def test_error_chart_and_exports_after_release(world):
     import json
 
     from enface.campaigns import services as svc
+    from enface.protocols.mqm import services as mqm_svc
 
     cid = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org"), redundancy=1)
     for email in ("ann1@example.org", "ann2@example.org"):
@@ -276,21 +277,22 @@ def test_error_chart_and_exports_after_release(world):
             assert finish(c, a["public_id"]).status_code == 200
     with world.ctx():
         camp = svc.get_campaign(cid)
-        full = svc.compute_results(camp)
-        light = svc.error_results(camp)
-        scheme = svc.get_scheme(camp.scheme)
+        full = mqm_svc.compute_results(camp)
+        light = mqm_svc.error_results(camp)
+        scheme = mqm_svc.get_scheme(camp.setting("scheme"))
         assert light["errors"] == full["errors"] and full["errors"]
-        assert svc.error_chart(light, scheme) == svc.error_chart(full, scheme)
-        data = svc.build_data(camp)
-        exported = svc.export_json(camp)
+        assert mqm_svc.error_chart(light, scheme) == mqm_svc.error_chart(full, scheme)
+        data = mqm_svc.build_data(camp)
+        exported = mqm_svc.export_json(camp)
         assert exported == mqm.jsonio.dumps(data)
-        assert mqm.format_tsv(mqm.from_json_obj(json.loads(exported))) == svc.export_tsv(camp)
+        assert mqm.format_tsv(mqm.from_json_obj(json.loads(exported))) == mqm_svc.export_tsv(camp)
         snap = svc.release(camp)
         assert "agreement" not in snap and snap["errors"] == full["errors"]
     org, public = world.client("org@example.org"), world.app.test_client()
     with world.ctx():
         # a mark the organizer's (live) chart shows and the public (released) one does not
-        from enface.campaigns.models import Assignment, Mark
+        from enface.campaigns.models import Assignment
+        from enface.protocols.mqm.models import Mark
         from enface.extensions import db
         from sqlalchemy import select
 

@@ -1,4 +1,9 @@
-"""Annotator pages (``/annotate/``) and the annotation API (``/annotate/api/items/<id>``).
+"""Annotator pages (``/annotate/``) and the core's annotation API (``/annotate/api/items/<id>``).
+
+Every protocol's item page is served here (the protocol's template, the protocol's
+state); answers are saved through ``.../responses/<uuid>`` (the autosave queue),
+reading times through ``.../progress``, and a stage is finished through ``.../finish``.
+A protocol may add endpoints of its own (MQM's marks) in its own blueprint.
 
 The API speaks JSON only, errors included (``{"error": {"code", "message", "details"}}``
 with a 4xx status), authenticates with the session cookie and so requires the CSRF
@@ -13,6 +18,7 @@ from flask_login import current_user, login_required, login_user
 from ..auth.forms import RegisterForm
 from ..auth.views import _register_limit
 from ..campaigns import services as svc
+from ..campaigns.protocol import protocol_of
 from ..extensions import limiter
 from ..services import ServiceError, accounts
 from . import bp
@@ -23,13 +29,13 @@ MAX_JSON_BYTES = 64 * 1024
 # Errors, JSON under /annotate/api/ and pages elsewhere, are the app's handlers (enface/__init__.py).
 
 
-def _api_user():
+def api_user():
     if not current_user.is_authenticated:
         raise ServiceError("unauthorized", "log in to annotate", 401)
     return current_user._get_current_object()
 
 
-def _json_body(required: bool = True):
+def json_body(required: bool = True):
     if request.content_length is not None and request.content_length > MAX_JSON_BYTES:
         raise ServiceError("too_large", f"the request body is larger than {MAX_JSON_BYTES} bytes", 413)
     raw = request.get_data(cache=True)
@@ -65,8 +71,12 @@ def index():
 def item(public_id: str):
     asg = svc.get_assignment(current_user, public_id)
     own = asg.annotator.user_id == current_user.id
-    state = svc.item_state(asg, readonly=not own)
-    resp = current_app.make_response(render_template("annotate/item.html", state=state, own=own))
+    opens_at = svc.stage_opens_at(asg) if own else None
+    if opens_at is not None:
+        return render_template("annotate/locked.html", asg=asg, opens_at=opens_at), 423
+    protocol = protocol_of(asg.item.campaign)
+    state = protocol.item_state(asg, readonly=not own)
+    resp = current_app.make_response(render_template(protocol.item_template, state=state, own=own))
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -106,35 +116,35 @@ def join(secret: str):
 
 @bp.get("/api/items/<public_id>")
 def api_item(public_id: str):
-    user = _api_user()
+    user = api_user()
     asg = svc.get_assignment(user, public_id)
-    resp = jsonify(svc.item_state(asg, readonly=asg.annotator.user_id != user.id))
+    resp = jsonify(protocol_of(asg.item.campaign).item_state(asg, readonly=asg.annotator.user_id != user.id))
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
 
-@bp.put("/api/items/<public_id>/marks/<uuid>")
-def api_put_mark(public_id: str, uuid: str):
-    user = _api_user()
-    mark, changed = svc.save_mark(user, public_id, uuid, _json_body())
-    return jsonify({"mark": mark, "changed": changed}), 200
+@bp.put("/api/items/<public_id>/responses/<uuid>")
+def api_put_response(public_id: str, uuid: str):
+    user = api_user()
+    response, changed = svc.save_response(user, public_id, uuid, json_body())
+    return jsonify({"response": response, "changed": changed}), 200
 
 
-@bp.delete("/api/items/<public_id>/marks/<uuid>")
-def api_delete_mark(public_id: str, uuid: str):
-    user = _api_user()
-    return jsonify({"mark": svc.delete_mark(user, public_id, uuid, _json_body(required=False))})
+@bp.delete("/api/items/<public_id>/responses/<uuid>")
+def api_delete_response(public_id: str, uuid: str):
+    user = api_user()
+    return jsonify({"response": svc.delete_response(user, public_id, uuid, json_body(required=False))})
 
 
 @bp.post("/api/items/<public_id>/progress")
 def api_progress(public_id: str):
-    user = _api_user()
-    return jsonify(svc.save_progress(user, public_id, _json_body()))
+    user = api_user()
+    return jsonify(svc.save_progress(user, public_id, json_body()))
 
 
 @bp.post("/api/items/<public_id>/finish")
 def api_finish(public_id: str):
-    user = _api_user()
+    user = api_user()
     return jsonify(svc.finish(user, public_id))
 
 

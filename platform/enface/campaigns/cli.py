@@ -21,7 +21,7 @@ import click
 from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
-from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 
 
 @click.group("campaign")
@@ -48,7 +48,7 @@ def list_():
 
     def go():
         for c in svc.list_campaigns():
-            click.echo(f"{c.id}\t{c.state}\t{c.scheme}\t{c.testset.title}\t{c.name}")
+            click.echo(f"{c.id}\t{c.state}\t{c.protocol}:{c.setting('scheme', '')}\t{c.testset.title}\t{c.name}")
     _run(go)
 
 
@@ -56,6 +56,9 @@ def list_():
 @click.option("--testset", "testset_id", type=int, required=True)
 @click.option("--name", required=True)
 @click.option("--scheme", default=DEFAULT_SCHEME, show_default=True)
+@click.option("--strategy", type=click.Choice(["redundancy", "document"]), default="redundancy", show_default=True,
+              help="redundancy: each item to N annotators; document: one annotator gets every system's "
+                   "translation of a document (N per document)")
 @click.option("--redundancy", type=int, default=1, show_default=True, help="annotators per item")
 @click.option("--system", "systems", type=int, multiple=True,
               help="submission ids (default: every primary and baseline)")
@@ -69,7 +72,7 @@ def list_():
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
-def create(testset_id, name, scheme, redundancy, systems, sample_docs, sample_words, ranges, attention,
+def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
            attention_kind, source_words, significance_unit, seed, instructions):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..services import testsets
@@ -79,10 +82,10 @@ def create(testset_id, name, scheme, redundancy, systems, sample_docs, sample_wo
         ts = testsets.get_testset(testset_id)
         ids = list(systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
         c = svc.create_campaign(None, ts, svc.CampaignInput(
-            name=name, submission_ids=ids, scheme=scheme, redundancy=redundancy, ranges="\n".join(ranges),
-            sample_docs=sample_docs, sample_words=sample_words, attention_share=attention,
-            attention_kind=attention_kind, source_words=source_words, significance_unit=significance_unit,
-            instructions=instructions, seed=seed))
+            name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
+            sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
+            settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
+                      "source_words": source_words, "significance_unit": significance_unit}))
         click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
@@ -137,7 +140,7 @@ def start(campaign_id):
     def go():
         out = svc.start_campaign(svc.get_campaign(campaign_id))
         click.echo(f"started: {out['items']} items, {out['assignments']} assignments, "
-                   f"{out['attention_checks']} attention checks")
+                   f"{out.get('attention_checks', 0)} attention checks")
     _run(go)
 
 
@@ -150,12 +153,14 @@ def status(campaign_id, as_json):
 
     def go():
         c = svc.get_campaign(campaign_id)
-        rows = svc.load_rows(c)
-        prog = svc.progress(c, rows=rows)
-        res = svc.compute_results(c, rows=rows) if c.state != "draft" else None
+        from ..protocols.mqm import services as mqm_svc
+
+        rows = mqm_svc.load_rows(c)
+        prog = mqm_svc.progress(c, rows=rows)
+        res = mqm_svc.compute_results(c, rows=rows) if c.state != "draft" else None
         if as_json:
             click.echo(json.dumps({
-                "id": c.id, "name": c.name, "state": c.state, "scheme": c.scheme, "items": prog["total"],
+                "id": c.id, "name": c.name, "state": c.state, "scheme": c.setting("scheme"), "items": prog["total"],
                 "finished": prog["finished"],
                 "annotators": [{"rater": p["rater"], "email": p["user"].email, "items": p["items"],
                                 "finished": p["finished"], "read": p["read"], "segments": p["segments"],
@@ -163,7 +168,7 @@ def status(campaign_id, as_json):
                                 "attention_missed": p["missed"]} for p in prog["annotators"]],
                 "scores": {s: r["score"] for s, r in (res or {}).get("systems", {}).items()}}, indent=1))
             return
-        click.echo(f"{c.name} [{c.state}] {c.scheme}: {prog['finished']}/{prog['total']} items finished")
+        click.echo(f"{c.name} [{c.state}] {c.setting('scheme')}: {prog['finished']}/{prog['total']} items finished")
         for p in prog["annotators"]:
             click.echo(f"  {p['rater']:8} {p['user'].email:30} {p['finished']}/{p['items']} items, "
                        f"{p['read']}/{p['segments']} segments, {p['marks']} marks, {svc.fmt_ms(p['time_ms'])}, "
@@ -185,7 +190,10 @@ def export(campaign_id, fmt, output):
 
     def go():
         c = svc.get_campaign(campaign_id)
-        text = svc.export_tsv(c) if fmt == "tsv" else svc.export_json(c) + "\n"
+        from .protocol import protocol_of
+
+        text = protocol_of(c).export(c, fmt)
+        text = text if text.endswith("\n") or fmt == "tsv" else text + "\n"
         if output:
             with open(output, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)

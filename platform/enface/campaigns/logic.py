@@ -133,6 +133,10 @@ class ItemSpec:
     team: Hashable | None  # the team whose system this item shows
     words: int
     doc: str
+    teams: frozenset = field(default_factory=frozenset)  # more teams, when the item shows several systems
+
+    def conflicts(self, annotator: AnnotatorSpec) -> bool:
+        return (self.team is not None and self.team in annotator.teams) or bool(self.teams & annotator.teams)
 
 
 @dataclass
@@ -158,7 +162,7 @@ def plan_assignments(items: Sequence[ItemSpec], annotators: Sequence[AnnotatorSp
         raise CampaignError("the campaign has no annotators yet: invite or add some first")
     rng = random.Random(seed)
     tiebreak = {a.key: rng.random() for a in annotators}
-    eligible = {it.key: [a for a in annotators if it.team is None or it.team not in a.teams] for it in items}
+    eligible = {it.key: [a for a in annotators if not it.conflicts(a)] for it in items}
     for it in items:
         if len(eligible[it.key]) < redundancy:
             raise CampaignError(
@@ -182,6 +186,24 @@ def plan_assignments(items: Sequence[ItemSpec], annotators: Sequence[AnnotatorSp
             docs[key].add(it.doc)
         plan[it.key] = chosen
     return {it.key: plan[it.key] for it in items}
+
+
+def plan_by_document(items: Sequence[ItemSpec], annotators: Sequence[AnnotatorSpec], redundancy: int,
+                     seed: int = 0) -> dict[Hashable, list[Hashable]]:
+    """Like :func:`plan_assignments`, but all items of one document (every system's version of it)
+    go to the same ``redundancy`` annotators, documents balanced over annotators by count and words.
+
+    This is how Google's MQM data was collected: per-annotator scores then compare
+    systems on the same documents. An annotator of any of the document's systems' teams is excluded.
+    """
+    by_doc: dict[str, list[ItemSpec]] = {}
+    for it in items:
+        by_doc.setdefault(it.doc, []).append(it)
+    groups = [ItemSpec(key=doc, team=None, words=sum(i.words for i in its), doc=doc,
+                       teams=frozenset(t for i in its for t in ({i.team} if i.team is not None else set()) | i.teams))
+              for doc, its in by_doc.items()]
+    plan = plan_assignments(groups, annotators, redundancy, seed)
+    return {it.key: list(plan[it.doc]) for it in items}
 
 
 # --- attention checks ----------------------------------------------------------------------------

@@ -1,11 +1,17 @@
-"""MQM campaign tables: Campaign -> Item (a system's document range) -> Assignment (an item
-given to one annotator) -> Mark (one error span, or a whole-segment Non-translation).
+"""Campaign tables shared by every human-evaluation protocol.
 
-Annotators only ever see an :class:`Assignment` through its random ``public_id`` and its
-per-annotator ``number``; nothing they receive names the system, the team or the
-submission. Marks are keyed by a client-generated UUID per assignment and carry a
-revision number, so that a retried or replayed request is a no-op (see
-:func:`enface.campaigns.services.save_mark`).
+Campaign -> Item (a document range) holding one or more versions (a system output
+or a reference: a human translation is a version too) -> Assignment (an item given
+to one annotator, with a stage and an optional time lock) -> Response (what the
+annotator answered, saved idempotently by client UUID and revision).
+
+A protocol (:mod:`enface.protocols`) adds its own tables beside these (MQM's
+marks, for example) and keeps its settings in ``Campaign.settings``; nothing
+here knows one protocol from another.
+
+Annotators only ever see an :class:`Assignment` through its random ``public_id``
+and its per-annotator ``number``; nothing they receive names the system, the
+team, the submission or whether a version is a reference.
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ from sqlalchemy import (
     JSON,
     Boolean,
     CheckConstraint,
-    Float,
     ForeignKey,
     Index,
     Integer,
@@ -29,11 +34,10 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from enface.models import Base, Document, Submission, TestSet, User, UTCDateTime, hash_secret, utcnow
 
-from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS  # (the tables check them; imported from here too)
-
 CAMPAIGN_STATES = ("draft", "open", "closed", "released")
 ASSIGNMENT_STATES = ("pending", "started", "finished")
-SIDES = ("target", "source")
+#: How items reach annotators (see :mod:`.planning`).
+STRATEGIES = ("redundancy", "document", "pairs")
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -41,24 +45,21 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 
 
 class Campaign(Base):
-    __tablename__ = "mqm_campaigns"
+    __tablename__ = "campaigns"
     __table_args__ = (
         CheckConstraint(_in("state", CAMPAIGN_STATES), name="state"),
+        CheckConstraint(_in("strategy", STRATEGIES), name="strategy"),
         CheckConstraint("redundancy >= 1", name="redundancy"),
-        CheckConstraint("attention_share >= 0 AND attention_share <= 1", name="attention_share"),
-        CheckConstraint(_in("attention_kind", ATTENTION_KINDS), name="attention_kind"),
-        CheckConstraint(_in("significance_unit", SIGNIFICANCE_UNITS), name="significance_unit"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     testset_id: Mapped[int] = mapped_column(ForeignKey("testsets.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(200))
-    scheme: Mapped[str] = mapped_column(String(50), default="wmt23-literary")
+    protocol: Mapped[str] = mapped_column(String(30), default="mqm")
+    # The protocol's own settings (MQM: scheme, attention checks, ...), checked by the protocol.
+    settings: Mapped[dict] = mapped_column(JSON, default=dict)
+    strategy: Mapped[str] = mapped_column(String(20), default="redundancy")
     redundancy: Mapped[int] = mapped_column(Integer, default=1)
-    attention_share: Mapped[float] = mapped_column(Float, default=0.1)
-    attention_kind: Mapped[str] = mapped_column(String(10), default="mixed")
-    source_words: Mapped[str] = mapped_column(String(20), default="auto")   # mqm.words modes
-    significance_unit: Mapped[str] = mapped_column(String(10), default="segment")
     instructions: Mapped[str] = mapped_column(Text, default="")
     ranges: Mapped[list] = mapped_column(JSON, default=list)     # ["doc:1-40", ...] (1-based, inclusive)
     seed: Mapped[int] = mapped_column(Integer, default=0)
@@ -68,13 +69,13 @@ class Campaign(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # The results frozen at release: what the leaderboard shows (see services.release).
+    # The results frozen at release: what the leaderboard shows.
     results: Mapped[dict | None] = mapped_column(JSON)
 
     testset: Mapped[TestSet] = relationship()
     created_by: Mapped[User | None] = relationship()
-    systems: Mapped[list[CampaignSystem]] = relationship(back_populates="campaign", cascade="all, delete-orphan",
-                                                         order_by="CampaignSystem.position")
+    versions: Mapped[list[CampaignVersion]] = relationship(
+        back_populates="campaign", cascade="all, delete-orphan", order_by="CampaignVersion.position")
     annotators: Mapped[list[CampaignAnnotator]] = relationship(
         back_populates="campaign", cascade="all, delete-orphan", order_by="CampaignAnnotator.position")
     invites: Mapped[list[CampaignInvite]] = relationship(cascade="all, delete-orphan",
@@ -82,34 +83,59 @@ class Campaign(Base):
     items: Mapped[list[Item]] = relationship(back_populates="campaign", cascade="all, delete-orphan",
                                              order_by="Item.position")
 
+    @property
+    def systems(self) -> list[CampaignVersion]:
+        """The versions that are system outputs (not references)."""
+        return [v for v in self.versions if v.submission_id is not None]
 
-class CampaignSystem(Base):
-    """A submission evaluated in the campaign."""
+    def setting(self, name: str, default=None):
+        return (self.settings or {}).get(name, default)
 
-    __tablename__ = "mqm_campaign_systems"
-    __table_args__ = (UniqueConstraint("campaign_id", "submission_id", name="uq_mqm_campaign_systems_submission"),)
+
+class CampaignVersion(Base):
+    """A translation evaluated in the campaign: a submission, or reference 1 or 2 of the test set."""
+
+    __tablename__ = "campaign_versions"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "submission_id", name="uq_campaign_versions_submission"),
+        UniqueConstraint("campaign_id", "reference", name="uq_campaign_versions_reference"),
+        CheckConstraint("(submission_id IS NULL) <> (reference IS NULL)", name="one_source"),
+        CheckConstraint("reference IS NULL OR reference IN (1, 2)", name="reference"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaigns.id", ondelete="CASCADE"))
-    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    reference: Mapped[int | None] = mapped_column(Integer)
     position: Mapped[int] = mapped_column(Integer, default=0)
 
-    campaign: Mapped[Campaign] = relationship(back_populates="systems")
-    submission: Mapped[Submission] = relationship()
+    campaign: Mapped[Campaign] = relationship(back_populates="versions")
+    submission: Mapped[Submission | None] = relationship()
+
+    @property
+    def is_reference(self) -> bool:
+        return self.reference is not None
+
+    @property
+    def label(self) -> str:
+        """The organizer's name for it (never shown to annotators)."""
+        if self.reference is not None:
+            return f"reference {self.reference}"
+        return self.submission.system_name if self.submission is not None else "?"
 
 
 class CampaignAnnotator(Base):
     """A user annotating in a campaign, under an anonymous rater label ("rater1") used in exports."""
 
-    __tablename__ = "mqm_campaign_annotators"
-    __table_args__ = (UniqueConstraint("campaign_id", "user_id", name="uq_mqm_campaign_annotators_user"),
-                      UniqueConstraint("campaign_id", "position", name="uq_mqm_campaign_annotators_position"))
+    __tablename__ = "campaign_annotators"
+    __table_args__ = (UniqueConstraint("campaign_id", "user_id", name="uq_campaign_annotators_user"),
+                      UniqueConstraint("campaign_id", "position", name="uq_campaign_annotators_position"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaigns.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(Integer)     # 1, 2, ...: the rater label is f"rater{position}"
-    invite_id: Mapped[int | None] = mapped_column(ForeignKey("mqm_campaign_invites.id", ondelete="SET NULL"))
+    invite_id: Mapped[int | None] = mapped_column(ForeignKey("campaign_invites.id", ondelete="SET NULL"))
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     campaign: Mapped[Campaign] = relationship(back_populates="annotators")
@@ -124,11 +150,11 @@ class CampaignAnnotator(Base):
 class CampaignInvite(Base):
     """An invite link; only the SHA-256 of its secret is stored (the link is shown once)."""
 
-    __tablename__ = "mqm_campaign_invites"
+    __tablename__ = "campaign_invites"
     __table_args__ = (CheckConstraint("uses >= 0 AND uses <= max_uses", name="uses"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaigns.id", ondelete="CASCADE"), index=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     hint: Mapped[str] = mapped_column(String(16))
     label: Mapped[str] = mapped_column(String(200), default="")    # whom it was sent to
@@ -154,18 +180,16 @@ class CampaignInvite(Base):
 
 
 class Item(Base):
-    """One system's translation of one document range (segments ``seg_start`` .. ``seg_end - 1``)."""
+    """One document range (segments ``seg_start`` .. ``seg_end - 1``) in one or more versions."""
 
-    __tablename__ = "mqm_items"
+    __tablename__ = "campaign_items"
     __table_args__ = (
         CheckConstraint("seg_start >= 0 AND seg_end > seg_start", name="range"),
-        UniqueConstraint("campaign_id", "submission_id", "document_id", "seg_start",
-                         name="uq_mqm_items_campaign_submission_document"),
+        UniqueConstraint("campaign_id", "position", name="uq_campaign_items_position"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaigns.id", ondelete="CASCADE"), index=True)
-    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
     seg_start: Mapped[int] = mapped_column(Integer)     # 0-based, like Segment.position
     seg_end: Mapped[int] = mapped_column(Integer)       # exclusive
@@ -173,8 +197,9 @@ class Item(Base):
     source_words: Mapped[int] = mapped_column(Integer, default=0)
 
     campaign: Mapped[Campaign] = relationship(back_populates="items")
-    submission: Mapped[Submission] = relationship()
     document: Mapped[Document] = relationship()
+    versions: Mapped[list[ItemVersion]] = relationship(back_populates="item", cascade="all, delete-orphan",
+                                                       order_by="ItemVersion.slot", lazy="selectin")
     assignments: Mapped[list[Assignment]] = relationship(back_populates="item", cascade="all, delete-orphan",
                                                          order_by="Assignment.id")
 
@@ -182,87 +207,101 @@ class Item(Base):
     def num_segments(self) -> int:
         return self.seg_end - self.seg_start
 
+    @property
+    def version(self) -> CampaignVersion:
+        """The item's only (or first) version: what single-version protocols evaluate."""
+        return self.versions[0].version
+
+    @property
+    def submission_id(self) -> int | None:
+        return self.versions[0].version.submission_id if self.versions else None
+
+
+class ItemVersion(Base):
+    """Version ``slot`` (1, 2, ...) of an item; annotators see "Translation <slot>" at most."""
+
+    __tablename__ = "campaign_item_versions"
+    __table_args__ = (UniqueConstraint("item_id", "slot", name="uq_campaign_item_versions_slot"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("campaign_items.id", ondelete="CASCADE"))
+    slot: Mapped[int] = mapped_column(Integer, default=1)
+    version_id: Mapped[int] = mapped_column(ForeignKey("campaign_versions.id", ondelete="CASCADE"), index=True)
+
+    item: Mapped[Item] = relationship(back_populates="versions")
+    version: Mapped[CampaignVersion] = relationship(lazy="joined")
+
 
 class Assignment(Base):
     """An item given to one annotator: what the annotator calls "item N"."""
 
-    __tablename__ = "mqm_assignments"
+    __tablename__ = "campaign_assignments"
     __table_args__ = (
         CheckConstraint(_in("state", ASSIGNMENT_STATES), name="state"),
-        CheckConstraint("attention_result IS NULL OR attention_result IN ('found', 'missed')",
-                        name="attention_result"),
-        UniqueConstraint("item_id", "annotator_id", name="uq_mqm_assignments_item_annotator"),
-        UniqueConstraint("annotator_id", "number", name="uq_mqm_assignments_annotator_number"),
+        CheckConstraint("stage >= 0", name="stage"),
+        UniqueConstraint("item_id", "annotator_id", name="uq_campaign_assignments_item_annotator"),
+        UniqueConstraint("annotator_id", "number", name="uq_campaign_assignments_annotator_number"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     public_id: Mapped[str] = mapped_column(String(24), unique=True, default=lambda: secrets.token_urlsafe(12))
-    campaign_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaigns.id", ondelete="CASCADE"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("mqm_items.id", ondelete="CASCADE"), index=True)
-    annotator_id: Mapped[int] = mapped_column(ForeignKey("mqm_campaign_annotators.id", ondelete="CASCADE"))
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("campaign_items.id", ondelete="CASCADE"), index=True)
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("campaign_annotators.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)        # 1, 2, ... per annotator
     state: Mapped[str] = mapped_column(String(20), default="pending")
+    # Stages: 0, 1, ...; a stage may open only at ``opens_at`` (a time lock, server clock).
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    opens_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # What the protocol decided for this annotator at the start (version order, chunk orders, ...).
+    plan: Mapped[dict] = mapped_column(JSON, default=dict)
     cursor: Mapped[int] = mapped_column(Integer, default=0)      # the segment being read (0-based in the item)
     furthest: Mapped[int] = mapped_column(Integer, default=-1)   # the furthest segment reached
-    times: Mapped[dict] = mapped_column(JSON, default=dict)      # {"<segment>": milliseconds}
+    times: Mapped[dict] = mapped_column(JSON, default=dict)      # {"<segment or part>": milliseconds}
     time_ms: Mapped[int] = mapped_column(Integer, default=0)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_active_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # The attention check, if this assignment has one: the corrupted target of one segment.
-    attention_seg: Mapped[int | None] = mapped_column(Integer)
-    attention_kind: Mapped[str | None] = mapped_column(String(10))
-    attention_text: Mapped[str | None] = mapped_column(Text)
-    attention_start: Mapped[int | None] = mapped_column(Integer)
-    attention_end: Mapped[int | None] = mapped_column(Integer)
-    attention_result: Mapped[str | None] = mapped_column(String(10))
 
     item: Mapped[Item] = relationship(back_populates="assignments")
     annotator: Mapped[CampaignAnnotator] = relationship(back_populates="assignments")
-    marks: Mapped[list[Mark]] = relationship(back_populates="assignment", cascade="all, delete-orphan",
-                                             order_by="Mark.id")
+    responses: Mapped[list[Response]] = relationship(back_populates="assignment", cascade="all, delete-orphan",
+                                                     order_by="Response.id")
 
     @property
     def finished(self) -> bool:
         return self.state == "finished"
 
 
-class Mark(Base):
-    """One error span (or a whole-segment Non-translation) marked by an annotator.
+class Response(Base):
+    """One answer of an annotator (a questionnaire, a chunk judgment, a highlight, a rubric score).
 
-    Deleting keeps a tombstone (``deleted``) with its revision, so that a late retry
-    of an older write cannot bring the mark back; a newer revision can (undo).
+    Keyed by a client UUID per assignment and carrying a revision, so that a retried or
+    replayed save is a no-op. Deleting keeps a tombstone (``deleted``) with its revision.
+    ``kind`` and ``key`` say what it answers (e.g. "chunk", "3"); ``data`` is checked
+    by the campaign's protocol before it is stored.
     """
 
-    __tablename__ = "mqm_marks"
+    __tablename__ = "campaign_responses"
     __table_args__ = (
-        UniqueConstraint("assignment_id", "uuid", name="uq_mqm_marks_assignment_uuid"),
-        CheckConstraint(_in("side", SIDES), name="side"),
-        CheckConstraint("start_pos >= 0 AND end_pos > start_pos", name="span"),
-        Index("ix_mqm_marks_assignment_seg", "assignment_id", "seg"),
+        UniqueConstraint("assignment_id", "uuid", name="uq_campaign_responses_assignment_uuid"),
+        Index("ix_campaign_responses_assignment_kind", "assignment_id", "kind"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    assignment_id: Mapped[int] = mapped_column(ForeignKey("mqm_assignments.id", ondelete="CASCADE"))
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("campaign_assignments.id", ondelete="CASCADE"))
     uuid: Mapped[str] = mapped_column(String(36))
     rev: Mapped[int] = mapped_column(Integer, default=1)
-    seg: Mapped[int] = mapped_column(Integer)           # 0-based segment in the item
-    side: Mapped[str] = mapped_column(String(10), default="target")
-    start_pos: Mapped[int] = mapped_column(Integer)     # code points into the segment text shown
-    end_pos: Mapped[int] = mapped_column(Integer)
-    text: Mapped[str] = mapped_column(Text, default="")
-    category: Mapped[str] = mapped_column(String(100))
-    subcategory: Mapped[str] = mapped_column(String(100), default="")
-    severity: Mapped[str] = mapped_column(String(30))
-    note: Mapped[str] = mapped_column(Text, default="")
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    kind: Mapped[str] = mapped_column(String(30))
+    key: Mapped[str] = mapped_column(String(100), default="")
+    data: Mapped[dict] = mapped_column(JSON, default=dict)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    assignment: Mapped[Assignment] = relationship(back_populates="marks")
+    assignment: Mapped[Assignment] = relationship(back_populates="responses")
 
     def to_json(self) -> dict:
-        return {"uuid": self.uuid, "rev": self.rev, "seg": self.seg, "side": self.side, "start": self.start_pos,
-                "end": self.end_pos, "text": self.text, "category": self.category,
-                "subcategory": self.subcategory, "severity": self.severity, "note": self.note,
-                "deleted": self.deleted}
+        return {"uuid": self.uuid, "rev": self.rev, "stage": self.stage, "kind": self.kind, "key": self.key,
+                "data": self.data, "deleted": self.deleted}

@@ -1,4 +1,7 @@
-"""Organizer pages for MQM campaigns (``/campaigns/``), and the public results of a released one.
+"""Organizer pages for campaigns of every protocol (``/campaigns/``), and the public results of a released one.
+
+The protocol of a campaign supplies its creation form, its dashboard panels, its
+results page and its exports (:class:`enface.campaigns.protocol.Protocol`).
 
 Every page but the released results is for organizers only (others get a 404:
 the pages are not advertised). State changes are POST forms with the CSRF token.
@@ -9,16 +12,14 @@ from __future__ import annotations
 import json
 from functools import wraps
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
-
-import mqm
 
 from ..extensions import login_manager
 from ..services import ServiceError, accounts
 from ..services import testsets as testsets_svc
 from . import services as svc
-from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from .protocol import PROTOCOLS, protocol_of
 
 bp = Blueprint("campaigns", __name__)
 
@@ -77,43 +78,28 @@ def index():
 @organizer_required
 def new():
     testset_id = request.values.get("testset", type=int)
-    if testset_id is None:
-        return render_template("campaigns/pick_testset.html", testsets=testsets_svc.list_testsets())
+    protocol_key = request.values.get("protocol") or "mqm"
+    if testset_id is None or protocol_key not in PROTOCOLS:
+        return render_template("campaigns/pick_testset.html", testsets=testsets_svc.list_testsets(),
+                               protocols=PROTOCOLS.values(), chosen=protocol_key)
+    protocol = protocol_of(protocol_key)
     ts = testsets_svc.get_testset(testset_id)
     subs = svc.eligible_submissions(ts)
     docs = svc.testset_docs(ts)
-    form = {"name": f"{ts.name} MQM", "scheme": mqm.DEFAULT_SCHEME, "redundancy": "2", "docs_mode": "sample",
-            "sample_docs": str(min(5, len(docs))), "sample_words": "2200", "ranges": "", "attention_share": "10%",
-            "attention_kind": "mixed", "source_words": "auto", "significance_unit": "segment", "instructions": "",
-            "seed": "", "systems": [s.id for s in subs if svc.default_selected(s)]}
+    form = protocol.form_defaults(ts, subs, docs)
     if request.method == "POST":
-        form.update({k: request.form.get(k, "") for k in form if k != "systems"})
-        form["systems"] = [int(x) for x in request.form.getlist("systems") if x.isdigit()]
-        seed = form["seed"].strip()
-        data = svc.CampaignInput(
-            name=form["name"], submission_ids=form["systems"], scheme=form["scheme"], redundancy=form["redundancy"],
-            ranges=form["ranges"] if form["docs_mode"] == "ranges" else "",
-            sample_docs=form["sample_docs"], sample_words=form["sample_words"],
-            attention_share=form["attention_share"], attention_kind=form["attention_kind"],
-            source_words=form["source_words"], significance_unit=form["significance_unit"],
-            instructions=form["instructions"], seed=int(seed) if seed.isdigit() else None)
-        if form["docs_mode"] == "ranges" and not form["ranges"].strip():
-            flash("Write at least one document or range (or choose a sample).", "error")
+        try:
+            data = protocol.input_from_form(form, request.form)
+            campaign = svc.create_campaign(_user(), ts, data, docs=docs)
+        except ServiceError as exc:
+            flash(exc.message, "error")
         else:
-            try:
-                campaign = svc.create_campaign(_user(), ts, data, docs=docs)
-            except ServiceError as exc:
-                flash(exc.message, "error")
-            else:
-                flash(f"Campaign created with {len(campaign.systems)} systems and {len(campaign.ranges)} document "
-                      "ranges. Next: invite annotators, then start it.", "success")
-                return redirect(url_for("campaigns.show", campaign_id=campaign.id))
-    doc_rows, words_method = svc.document_words(ts, form["source_words"])
-    schemes = [(name, svc.get_scheme(name).title) for name in mqm.available_schemes()]
+            flash(f"Campaign created with {len(campaign.versions)} versions and {len(campaign.ranges)} document "
+                  "ranges. Next: invite annotators, then start it.", "success")
+            return redirect(url_for("campaigns.show", campaign_id=campaign.id))
     status = 400 if request.method == "POST" else 200
-    return render_template("campaigns/new.html", ts=ts, subs=subs, docs=doc_rows, form=form, schemes=schemes,
-                           attention_kinds=ATTENTION_KINDS, word_modes=svc.WORD_MODES,
-                           units=SIGNIFICANCE_UNITS, words_method=words_method), status
+    return render_template(protocol.new_template, ts=ts, subs=subs, form=form, protocol=protocol,
+                           **protocol.form_context(ts, form)), status
 
 
 # --------------------------------------------------------------------------- the dashboard
@@ -123,33 +109,12 @@ def new():
 @organizer_required
 def show(campaign_id: int):
     campaign = svc.dashboard_campaign(campaign_id)
-    doc = request.args.get("doc") or None
-    rows = svc.load_rows(campaign)    # read once for the progress and the results
-    prog = svc.progress(campaign, rows=rows)
-    results = svc.compute_results(campaign, doc=doc, rows=rows) if campaign.state != "draft" else None
-    scheme = svc.get_scheme(campaign.scheme)
-    chart = svc.error_chart(results, scheme) if results and results["errors"] else None
-    return render_template("campaigns/show.html", campaign=campaign, prog=prog, results=results, chart=chart,
-                           scheme=scheme, labels=rows.labels, doc=doc, fmt_ms=svc.fmt_ms,
-                           docs=sorted({i.document.name for i in rows.items}),
+    protocol = protocol_of(campaign)
+    context = protocol.dashboard_context(campaign, request.args)
+    return render_template(protocol.dashboard_template, campaign=campaign, protocol=protocol, fmt_ms=svc.fmt_ms,
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
-                           new_links=None)
-
-
-@bp.get("/<int:campaign_id>/results.json")
-@organizer_required
-def results_json(campaign_id: int):
-    campaign = svc.get_campaign(campaign_id)
-    return jsonify(svc.compute_results(campaign, doc=request.args.get("doc") or None))
-
-
-@bp.get("/<int:campaign_id>/errors.svg")
-def errors_svg(campaign_id: int):
-    campaign = _readable(campaign_id)
-    results = svc.results_for(campaign, _is_organizer(), errors_only=True)   # organizers: live, as on the dashboard
-    chart = svc.error_chart(results, svc.get_scheme(campaign.scheme))
-    svg = render_template("campaigns/errors.svg", chart=chart, standalone=True)
-    return Response(svg, mimetype="image/svg+xml")
+                           waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
+                           new_links=None, **context)
 
 
 # --------------------------------------------------------------------------- setup: systems, annotators, invites
@@ -210,9 +175,17 @@ def revoke_invite(campaign, invite_id: int):
 @campaign_action()
 def start(campaign):
     out = svc.start_campaign(campaign)
-    flash(f"Started: {out['items']} items, {out['assignments']} assignments, "
-          f"{out['attention_checks']} attention checks.", "success")
+    extra = "".join(f", {n} {k.replace('_', ' ')}" for k, n in out.items() if k not in ("items", "assignments"))
+    flash(f"Started: {out['items']} items, {out['assignments']} assignments{extra}.", "success")
     return _back(campaign.id)
+
+
+@bp.post("/<int:campaign_id>/rebalance")
+@campaign_action("items")
+def rebalance(campaign):
+    out = svc.rebalance(campaign)
+    flash(f"Rebalanced: {out['moved']} unstarted item(s) moved to the least loaded annotators.", "success")
+    return _back(campaign.id, "items")
 
 
 @bp.post("/<int:campaign_id>/state")
@@ -235,7 +208,7 @@ def reopen(campaign, assignment_id: int):
 @campaign_action()
 def release(campaign):
     svc.release(campaign)
-    flash("Released: the MQM scores and the human ranking are on the leaderboard.", "success")
+    flash("Released: the results are public and on the leaderboard.", "success")
     return _back(campaign.id)
 
 
@@ -261,42 +234,40 @@ def delete(campaign):
 # --------------------------------------------------------------------------- exports and public results
 
 
-def _is_organizer() -> bool:
+def is_organizer() -> bool:
     return current_user.is_authenticated and current_user.is_organizer
 
 
-def _readable(campaign_id: int):
+def readable(campaign_id: int):
     """Organizers always; everyone else only once the campaign is released."""
     campaign = svc.get_campaign(campaign_id)
-    if not _is_organizer() and campaign.state != "released":
+    if not is_organizer() and campaign.state != "released":
         abort(404)
     return campaign
 
 
-@bp.get("/<int:campaign_id>/export.tsv")
-def export_tsv(campaign_id: int):
-    campaign = _readable(campaign_id)
-    return Response(svc.export_tsv(campaign), mimetype="text/tab-separated-values",
-                    headers={"Content-Disposition": f'attachment; filename="mqm-campaign-{campaign.id}.tsv"'})
-
-
-@bp.get("/<int:campaign_id>/export.json")
-def export_json(campaign_id: int):
-    campaign = _readable(campaign_id)
-    return Response(svc.export_json(campaign), mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="mqm-campaign-{campaign.id}.json"'})
+@bp.get("/<int:campaign_id>/export.<fmt>")
+def export(campaign_id: int, fmt: str):
+    campaign = readable(campaign_id)
+    protocol = protocol_of(campaign)
+    if fmt not in protocol.exports():
+        abort(404)
+    mimetype, ext = protocol.exports()[fmt]
+    return Response(protocol.export(campaign, fmt), mimetype=mimetype, headers={
+        "Content-Disposition": f'attachment; filename="{protocol.key}-campaign-{campaign.id}.{ext}"'})
 
 
 @bp.get("/<int:campaign_id>/results")
 def results(campaign_id: int):
-    campaign = _readable(campaign_id)
-    res = svc.results_for(campaign)   # the public page: the snapshot once released, organizers included
-    chart = svc.error_chart(res, svc.get_scheme(campaign.scheme)) if res and res.get("errors") else None
-    return render_template("campaigns/results.html", campaign=campaign, results=res, chart=chart)
+    campaign = readable(campaign_id)
+    protocol = protocol_of(campaign)
+    # the public page: the snapshot once released, organizers included
+    return render_template(protocol.results_template, campaign=campaign, protocol=protocol,
+                           **protocol.results_context(campaign))
 
 
 @bp.get("/<int:campaign_id>/results/data.json")
 def results_public_json(campaign_id: int):
-    campaign = _readable(campaign_id)
-    res = svc.results_for(campaign)
+    campaign = readable(campaign_id)
+    res = protocol_of(campaign).results(campaign)
     return Response(json.dumps(res, ensure_ascii=False, default=str), mimetype="application/json")

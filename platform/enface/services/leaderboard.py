@@ -105,9 +105,8 @@ def get_leaderboard(testset_id: int) -> dict:
                 _cache.move_to_end(testset_id)
                 return hit[1]
     board = _build(ts)
-    from ..campaigns.services import attach_to_leaderboard  # the MQM column and human ranking, if released
-
-    attach_to_leaderboard(board)
+    for hook in _board_hooks:
+        hook(board)
     if use_cache:
         with _lock:
             _cache[testset_id] = (version, board)
@@ -192,3 +191,15 @@ def to_csv(board: dict) -> str:
 def _csv_safe(text: str) -> str:
     """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+_board_hooks: list = []
+
+
+def add_board_hook(hook) -> None:
+    """``hook(board)`` adds columns to every leaderboard built (the campaigns' human rankings).
+
+    Registered by the app factory, so that the leaderboard imports no campaign code.
+    """
+    if hook not in _board_hooks:
+        _board_hooks.append(hook)

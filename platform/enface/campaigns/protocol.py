@@ -1,0 +1,183 @@
+"""The protocol interface and its registry: how a kind of human evaluation plugs into the core.
+
+Shaped like CTFd's challenge types (a base class, a registry, dispatch by key): the
+core stores ``Campaign.protocol`` and asks :func:`protocol_of` for the object that
+knows that protocol's settings, items, pages, answers and results. The core never
+imports a protocol; :mod:`enface.protocols` registers the built-in ones when the
+app is created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..services import NotFound, ServiceError
+
+if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
+    from flask import Blueprint
+
+    from .models import Assignment, Campaign, Item
+
+
+@dataclass
+class ItemPlan:
+    """An item to create at the start: a document range in one or more campaign versions (by id, in slot order)."""
+
+    document_id: int
+    seg_start: int          # 0-based
+    seg_end: int            # exclusive
+    version_ids: list[int]
+    source_words: int = 0
+    team_ids: frozenset[int] = field(default_factory=frozenset)   # teams whose work it holds (conflict of interest)
+    group: str = ""         # items of one group go to one rater under the "document" strategy
+
+
+class Protocol:
+    """A kind of human evaluation. Subclasses set the class attributes and override the hooks they need."""
+
+    key: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    #: Assignment strategies this protocol accepts (see :mod:`.planning`); the first is the default.
+    strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
+    #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
+    item_template: ClassVar[str] = ""
+    dashboard_template: ClassVar[str | None] = None
+    results_template: ClassVar[str | None] = None
+    #: Stages an annotator goes through for one assignment (names shown to them); one by default.
+    stages: ClassVar[tuple[str, ...]] = ("annotate",)
+    #: Routes of its own (mounted by the app under /protocols/<key>/), or None.
+    blueprint: ClassVar[Blueprint | None] = None
+
+    # -- settings ---------------------------------------------------------------------------------
+    def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
+        """The protocol's settings from a form or the CLI, checked; raises ServiceError naming the field."""
+        return {}
+
+    def word_counter(self, settings: dict[str, Any], testset) -> Callable[[str], int]:
+        """How source words are counted when documents are sampled by a word budget."""
+        import mqm  # (the library only: word segmentation for Chinese, whitespace elsewhere)
+
+        return mqm.WordCounter("auto", lang=testset.src_lang)
+
+    def settings_summary(self, campaign: Campaign) -> list[tuple[str, str]]:
+        """(label, value) pairs the dashboard shows."""
+        return []
+
+    # -- the organizer's pages -------------------------------------------------------------------------------
+    new_template: ClassVar[str] = ""
+
+    def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
+        """The creation form's initial values."""
+        raise NotImplementedError
+
+    def input_from_form(self, form: dict[str, Any], posted) -> Any:
+        """Updates ``form`` from the posted fields and returns a :class:`CampaignInput`."""
+        raise NotImplementedError
+
+    def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
+        """More template variables for the creation form."""
+        return {}
+
+    def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
+        """Template variables for the dashboard (progress, live results, ...)."""
+        return {"prog": self.progress(campaign)}
+
+    def results_context(self, campaign: Campaign) -> dict[str, Any]:
+        """Template variables for the results page (the frozen snapshot once released)."""
+        return {"results": self.results(campaign)}
+
+    # -- the start ----------------------------------------------------------------------------------
+    def build_items(self, campaign: Campaign) -> list[ItemPlan]:
+        raise NotImplementedError
+
+    def plan_assignments(self, campaign: Campaign, items: list[ItemPlan],
+                         annotators: list[Any]) -> list[tuple[int, int, dict[str, Any]]] | None:
+        """(item index, annotator id, plan) triples, for protocols that assign by a design of their own
+        (the reader study's counterbalancing); None: the campaign's strategy assigns."""
+        return None
+
+    def on_assigned(self, campaign: Campaign, assignments: list[Assignment]) -> dict[str, Any]:
+        """Called inside the start's transaction with the new assignments (flushed): attention checks,
+        presentation orders, ... Returns counts the organizer is told."""
+        return {}
+
+    def list_options(self) -> list:
+        """SQLAlchemy loader options for the annotator's list of items (what its rows show of this protocol)."""
+        return []
+
+    # -- the annotator --------------------------------------------------------------------------------
+    def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
+        """Everything the item page needs, and nothing that names a system, a team or a reference."""
+        raise NotImplementedError
+
+    def check_response(self, asg: Assignment, kind: str, key: str, data: Any) -> dict[str, Any]:
+        """A response to store (the core's autosave), checked; raises ServiceError(400) naming the field."""
+        raise ServiceError("unknown_kind", f"this campaign takes no {kind!r} answers", 400, {"field": "kind"})
+
+    def clip_furthest(self, asg: Assignment, furthest: int) -> int:
+        """The furthest segment that counts as read (a protocol may require a minimum dwell time)."""
+        return furthest
+
+    def check_finish(self, asg: Assignment) -> None:
+        """Raises ServiceError(409) saying what is missing before the assignment's stage can be finished."""
+
+    def on_finish(self, asg: Assignment) -> None:
+        """Called in the finishing transaction (e.g. to score an attention check)."""
+
+    def on_reopen(self, asg: Assignment) -> None:
+        """Called when an organizer reopens a finished assignment."""
+
+    def movable(self, asg: Assignment) -> bool:
+        """Whether an unstarted assignment may go to another annotator (nothing of the protocol's saved)."""
+        return True
+
+    def stage_lock_hours(self, campaign: Campaign, stage: int) -> float:
+        """Hours between finishing stage ``stage - 1`` and the opening of ``stage``."""
+        return 0.0
+
+    # -- results ----------------------------------------------------------------------------------------
+    def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
+        """The results frozen at release; raises ServiceError(409) when there is nothing to release."""
+        raise NotImplementedError
+
+    def exports(self) -> dict[str, tuple[str, str]]:
+        """{format: (mimetype, file extension)} this protocol can export."""
+        return {}
+
+    def export(self, campaign: Campaign, fmt: str) -> str:
+        raise NotFound("export format")
+
+    def progress(self, campaign: Campaign) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
+        """A released campaign's contribution to its test set's leaderboard (a column, a ranking), or None."""
+        return None
+
+    def item_label(self, item: Item) -> str:
+        """How the organizer's dashboard names an item (system names allowed there)."""
+        return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
+
+
+PROTOCOLS: dict[str, Protocol] = {}
+
+
+def register(protocol: Protocol) -> Protocol:
+    if not protocol.key:
+        raise ValueError("a protocol needs a key")
+    PROTOCOLS[protocol.key] = protocol
+    return protocol
+
+
+def protocol_of(campaign_or_key: Campaign | str) -> Protocol:
+    key = campaign_or_key if isinstance(campaign_or_key, str) else campaign_or_key.protocol
+    try:
+        return PROTOCOLS[key]
+    except KeyError:
+        raise NotFound(f"protocol {key!r}") from None

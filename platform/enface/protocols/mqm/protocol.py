@@ -1,0 +1,221 @@
+"""MQM error annotation (WMT 2023 literary, Google's MQM) as a protocol of the campaign core."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import mqm
+from mqm.words import MODES as WORD_MODES
+
+from ...campaigns import logic
+from ...campaigns.models import Assignment, Campaign, Item
+from ...campaigns.protocol import ItemPlan, Protocol
+from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
+from ...campaigns.services.setup import parsed_ranges, system_labels
+from ...extensions import db
+from . import services as svc
+from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from .models import AttentionCheck
+
+DEFAULTS = {"scheme": mqm.DEFAULT_SCHEME, "attention_share": 0.1, "attention_kind": "mixed",
+            "source_words": "auto", "significance_unit": "segment",
+            "words_per_second": svc.DEFAULT_WORDS_PER_SECOND}
+
+
+class MQMProtocol(Protocol):
+    key = "mqm"
+    title = "MQM error annotation"
+    description = ("Annotators mark error spans with a category and a severity (WMT 2023 literary, Google MQM); "
+                   "scores feed the official human ranking.")
+    strategies = ("redundancy", "document")
+    item_template = "annotate/item.html"
+    dashboard_template = "campaigns/show.html"
+    results_template = "campaigns/results.html"
+
+    # -- settings -----------------------------------------------------------------------------------
+    def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
+        out = {**DEFAULTS, **{k: v for k, v in data.items() if v is not None and v != ""}}
+        schemes = mqm.available_schemes()
+        if out["scheme"] not in schemes:
+            raise bad("invalid_field", f"unknown scheme {out['scheme']!r} (known: {', '.join(schemes)})",
+                      field="scheme")
+        out["attention_share"] = number(out["attention_share"], "attention-check share", 0.0, 1.0)
+        if out["attention_kind"] not in ATTENTION_KINDS:
+            raise bad("invalid_field", f"attention kind must be one of {', '.join(ATTENTION_KINDS)}",
+                      field="attention_kind")
+        if out["source_words"] not in WORD_MODES:
+            raise bad("invalid_field", f"source word counting must be one of {', '.join(WORD_MODES)}",
+                      field="source_words")
+        if out["significance_unit"] not in SIGNIFICANCE_UNITS:
+            raise bad("invalid_field", f"significance unit must be one of {', '.join(SIGNIFICANCE_UNITS)}",
+                      field="significance_unit")
+        out["words_per_second"] = number(out["words_per_second"], "reading speed (words per second)", 0.5, 1000)
+        unknown = sorted(set(out) - set(DEFAULTS))
+        if unknown:
+            raise bad("invalid_field", f"unknown MQM setting(s): {', '.join(unknown)}", field=unknown[0])
+        return out
+
+    def word_counter(self, settings: dict[str, Any], testset):
+        return mqm.WordCounter(settings.get("source_words", "auto"), lang=testset.src_lang)
+
+    def settings_summary(self, campaign: Campaign) -> list[tuple[str, str]]:
+        s = campaign.settings
+        return [("Scheme", s.get("scheme", "")), ("Attention checks", f"{s.get('attention_share', 0):.0%} "
+                f"({s.get('attention_kind', '')})"), ("Source words", s.get("source_words", "")),
+                ("Significance unit", s.get("significance_unit", "")),
+                ("Minimum reading time", f"{s.get('words_per_second', DEFAULTS['words_per_second']):g} words/s")]
+
+    @property
+    def blueprint(self):
+        from .views import bp  # (Flask routes: imported when the app is built, not with the protocol)
+
+        return bp
+
+    # -- the organizer's pages ---------------------------------------------------------------------------
+    new_template = "campaigns/new.html"
+
+    def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
+        return {"name": f"{testset.name} MQM", "scheme": mqm.DEFAULT_SCHEME, "redundancy": "2",
+                "strategy": "redundancy", "docs_mode": "sample", "sample_docs": str(min(5, len(docs))),
+                "sample_words": "2200", "ranges": "", "attention_share": "10%", "attention_kind": "mixed",
+                "source_words": "auto", "significance_unit": "segment", "instructions": "", "seed": "",
+                "words_per_second": str(DEFAULTS["words_per_second"]),
+                "systems": [s.id for s in submissions if default_selected(s)]}
+
+    def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
+        form.update({k: posted.get(k, "") for k in form if k != "systems"})
+        form["systems"] = [int(x) for x in posted.getlist("systems") if x.isdigit()]
+        if form["docs_mode"] == "ranges" and not form["ranges"].strip():
+            raise bad("invalid_ranges", "Write at least one document or range (or choose a sample).", field="ranges")
+        seed = form["seed"].strip()
+        return CampaignInput(
+            name=form["name"], submission_ids=form["systems"], protocol=self.key, redundancy=form["redundancy"],
+            strategy=form["strategy"], ranges=form["ranges"] if form["docs_mode"] == "ranges" else "",
+            sample_docs=form["sample_docs"], sample_words=form["sample_words"],
+            settings={k: form[k] for k in DEFAULTS}, instructions=form["instructions"],
+            seed=int(seed) if seed.isdigit() else None)
+
+    def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
+        doc_rows, words_method = svc.document_words(testset, form["source_words"])
+        return {"docs": doc_rows, "words_method": words_method,
+                "schemes": [(name, svc.get_scheme(name).title) for name in mqm.available_schemes()],
+                "attention_kinds": ATTENTION_KINDS, "word_modes": WORD_MODES, "units": SIGNIFICANCE_UNITS}
+
+    def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
+        doc = args.get("doc") or None
+        rows = svc.load_rows(campaign)    # read once for the progress and the results
+        prog = svc.progress(campaign, rows=rows)
+        results = svc.compute_results(campaign, doc=doc, rows=rows) if campaign.state != "draft" else None
+        scheme = svc.get_scheme(svc.scheme_name(campaign))
+        chart = svc.error_chart(results, scheme) if results and results["errors"] else None
+        return {"prog": prog, "results": results, "chart": chart, "scheme": scheme, "labels": rows.labels,
+                "doc": doc, "docs": sorted({i.document.name for i in rows.items})}
+
+    def results_context(self, campaign: Campaign) -> dict[str, Any]:
+        res = svc.results_for(campaign)
+        chart = svc.error_chart(res, svc.get_scheme(svc.scheme_name(campaign))) if res and res.get("errors") else None
+        return {"results": res, "chart": chart}
+
+    # -- the start ------------------------------------------------------------------------------------
+    def build_items(self, campaign: Campaign) -> list[ItemPlan]:
+        """Systems x ranges: one item per system and document range."""
+        doc_infos = testset_docs(campaign.testset)
+        ranges = parsed_ranges(campaign, doc_infos)
+        docs = {d.name: d for d in campaign.testset.documents}
+        counter = svc.word_counter(campaign)
+        sources = {d.name: d.sources for d in doc_infos}
+        plans = []
+        for r in ranges:
+            words = sum(counter(s) for s in sources[r.doc][r.start - 1:r.end])
+            for v in campaign.systems:
+                if not svc.output_texts(v.submission_id, docs[r.doc].id, r.start - 1, r.end):
+                    raise bad("missing_output", f"submission {v.submission_id} has no output for {r}", 409)
+                team = v.submission.team_id
+                plans.append(ItemPlan(document_id=docs[r.doc].id, seg_start=r.start - 1, seg_end=r.end,
+                                      version_ids=[v.id], source_words=words, group=str(r),
+                                      team_ids=frozenset({team}) if team else frozenset()))
+        return plans
+
+    def on_assigned(self, campaign: Campaign, assignments: list[Assignment]) -> dict[str, Any]:
+        """Injects attention checks into a share of the assignments (corrupted targets to find)."""
+        share = campaign.setting("attention_share", 0.0)
+        kind = campaign.setting("attention_kind", "mixed")
+        checked = logic.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
+        rng = random.Random(campaign.seed + 3)
+        n = 0
+        for asg in sorted(assignments, key=lambda a: a.id):
+            if asg.id not in checked:
+                continue
+            item = db.session.get(Item, asg.item_id)
+            texts = svc.output_texts(item.submission_id, item.document_id, item.seg_start, item.seg_end)
+            found = logic.choose_attention(texts, kind, rng)
+            if found is not None:
+                seg, cor = found
+                db.session.add(AttentionCheck(assignment_id=asg.id, seg=seg, kind=cor.kind, text=cor.text,
+                                              start_pos=cor.start, end_pos=cor.end))
+                n += 1
+        return {"attention_checks": n}
+
+    def list_options(self) -> list:
+        from sqlalchemy.orm import selectinload
+
+        return [selectinload(Assignment.marks)]
+
+    def movable(self, asg: Assignment) -> bool:
+        return not asg.marks
+
+    # -- the annotator ----------------------------------------------------------------------------------
+    def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
+        return svc.item_state(asg, readonly=readonly)
+
+    def clip_furthest(self, asg: Assignment, furthest: int) -> int:
+        return svc.clip_furthest(asg, furthest)
+
+    def check_finish(self, asg: Assignment) -> None:
+        svc.check_read(asg)
+
+    def on_finish(self, asg: Assignment) -> None:
+        found = svc.attention_found(asg)
+        if found is not None:
+            asg.attention.result = "found" if found else "missed"
+
+    def on_reopen(self, asg: Assignment) -> None:
+        if asg.attention is not None:
+            asg.attention.result = None
+
+    # -- results -------------------------------------------------------------------------------------------
+    def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
+        return svc.results_for(campaign, organizer)
+
+    def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
+        results = svc.compute_results(campaign, with_agreement=False)
+        if not results["systems"]:
+            raise bad("no_results", "no finished items yet: nothing to release", 409)
+        results.pop("agreement", None)   # (not computed) kept live on the dashboard
+        results["campaign"] = {"id": campaign.id, "name": campaign.name, "scheme": svc.scheme_name(campaign),
+                               "ranges": campaign.ranges, "redundancy": campaign.redundancy}
+        return results
+
+    def exports(self) -> dict[str, tuple[str, str]]:
+        return {"tsv": ("text/tab-separated-values; charset=utf-8", "tsv"),
+                "json": ("application/json", "json")}
+
+    def export(self, campaign: Campaign, fmt: str) -> str:
+        if fmt == "tsv":
+            return svc.export_tsv(campaign)
+        if fmt == "json":
+            return svc.export_json(campaign)
+        return super().export(campaign, fmt)
+
+    def progress(self, campaign: Campaign) -> dict[str, Any]:
+        return svc.progress(campaign)
+
+    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
+        return svc.leaderboard_mqm(campaign)
+
+    def item_label(self, item: Item) -> str:
+        labels = system_labels(item.campaign)
+        return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"
+
+
