@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-BUILT_IN = ("mqm",)
+BUILT_IN = ("mqm", "reader")
 
 
 def load_all() -> None:
