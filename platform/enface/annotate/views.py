@@ -60,7 +60,8 @@ def index():
     assignments = svc.annotator_assignments(current_user)
     campaigns = {}
     for a in assignments:
-        campaigns.setdefault(a.campaign_id, {"campaign": a.item.campaign, "items": []})["items"].append(a)
+        campaigns.setdefault(a.campaign_id, {"campaign": a.item.campaign, "items": [],
+                                             "protocol": protocol_of(a.item.campaign)})["items"].append(a)
     # Joined, without items: a draft assigns them at its start; a started campaign never will.
     without_items = [c for c in svc.annotator_campaigns(current_user) if c.id not in campaigns]
     return render_template("annotate/index.html", groups=list(campaigns.values()), waiting=without_items)
@@ -72,9 +73,13 @@ def item(public_id: str):
     asg = svc.get_assignment(current_user, public_id)
     own = asg.annotator.user_id == current_user.id
     opens_at = svc.stage_opens_at(asg) if own else None
-    if opens_at is not None:
-        return render_template("annotate/locked.html", asg=asg, opens_at=opens_at), 423
     protocol = protocol_of(asg.item.campaign)
+    if opens_at is not None:
+        # a protocol may say it in its own words (its template gets the read-only state too)
+        if protocol.locked_template:
+            state = protocol.item_state(asg, readonly=True)
+            return render_template(protocol.locked_template, asg=asg, opens_at=opens_at, state=state, own=own), 423
+        return render_template("annotate/locked.html", asg=asg, opens_at=opens_at), 423
     state = protocol.item_state(asg, readonly=not own)
     resp = current_app.make_response(render_template(protocol.item_template, state=state, own=own))
     resp.headers["Cache-Control"] = "no-store"

@@ -44,6 +44,11 @@ class Protocol:
     strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
     #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
     item_template: ClassVar[str] = ""
+    #: The page of an item whose next stage is still time-locked (None: the core's annotate/locked.html).
+    locked_template: ClassVar[str | None] = None
+    #: The annotator's list of items of one campaign (a partial given ``g``: campaign, items, protocol),
+    #: None: the core's table (document, segments read, answers, status).
+    list_template: ClassVar[str | None] = None
     dashboard_template: ClassVar[str | None] = None
     results_template: ClassVar[str | None] = None
     #: Stages an annotator goes through for one assignment (names shown to them); one by default.

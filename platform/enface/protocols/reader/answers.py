@@ -178,10 +178,13 @@ def check(ctx: Context, kind: str, key: str, data: Any) -> dict:
         return {"step": step}
 
     if kind == "position":
-        _needs_stage(ctx, "immersive", kind)
         label = _label(key)
         data = _obj(data)
         _only(data, ("para", "furthest"))
+        if ctx.stage != "immersive":
+            # a bookmark sent late (a page left open while the stage moved on): kept, harmless
+            para, furthest = _int(data, "para", 0, 10**6), _int(data, "furthest", 0, 10**6)
+            return {"para": para, "furthest": max(furthest, para)}
         n = ctx.paragraphs.get(label, 0)
         para = _int(data, "para", 0, max(n - 1, 0))
         furthest = _int(data, "furthest", 0, max(n - 1, 0))

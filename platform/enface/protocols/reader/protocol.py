@@ -43,6 +43,8 @@ class ReaderProtocol(Protocol):
                    "chunks side by side with good/poor highlights (counterbalanced, time-locked second part).")
     strategies = ("pairs",)
     item_template = "reader/item.html"
+    locked_template = "reader/item.html"
+    list_template = "reader/_list.html"
     dashboard_template = "reader/dashboard.html"
     results_template = "reader/results.html"
     new_template = "reader/new.html"
@@ -191,6 +193,10 @@ class ReaderProtocol(Protocol):
         return False   # the design is counterbalanced per reader: moving one book would unbalance it
 
     # -- the reader -----------------------------------------------------------------------------------------
+    def list_status(self, asg: Assignment) -> dict[str, Any]:
+        """Where the reader is in one book, for their list of books."""
+        return svc.list_status(asg)
+
     def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         return svc.item_state(asg, readonly=readonly)
 

@@ -329,8 +329,8 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         state["view"] = "locked"
         state["locked"] = {"opens_at": opens_at.isoformat(), "opens_at_text": f"{opens_at:%Y-%m-%d %H:%M} UTC",
                            "title": f"Part 2 of Book {asg.number} is not open yet",
-                           "why": "Part 2 (close reading) opens a while after Part 1, so that you come back to "
-                                  "the texts with fresh eyes. Nothing you saved is lost."}
+                           "why": f"Part 2 (close reading) opens {_hours(lock_hours)} after you finished Part 1, so "
+                                  "that you come back to the texts with fresh eyes. Nothing you saved is lost."}
         return state
 
     if stage == "immersive":
@@ -360,6 +360,27 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
             state["post"] = post_state(asg, books)
             state["view"] = "post_wait" if state["post"]["waiting_for"] else "post"
     return state
+
+
+def list_status(asg: Assignment) -> dict[str, Any]:
+    if asg.state == "finished":
+        return {"text": "finished", "locked": False, "opens_at": None}
+    opens = stage_opens_at(asg)
+    if opens is not None:
+        return {"text": "Part 2 opens", "locked": True, "opens_at": opens}
+    stage = STAGES[min(asg.stage, 2)]
+    found = live(asg)
+    if stage == "immersive":
+        step = immersive_step(found)
+        text = ("Part 1: not started" if asg.state == "pending" else
+                f"Part 1: {['reading Translation 1', 'questions on Translation 1', 'reading Translation 2', 'questions on Translation 2', 'comparing'][step]}")
+    elif stage == "close":
+        n = len(asg.plan.get("chunks", []))
+        done = sum(1 for k in range(1, n + 1) if not ans.missing_answers(CHUNK, _data(found, "chunk", str(k))))
+        text = f"Part 2: {done} of {n} chunks"
+    else:
+        text = "final questions" if asg.plan.get("post") else "Part 2 done"
+    return {"text": text, "locked": False, "opens_at": None}
 
 
 def _hours(h: float) -> str:

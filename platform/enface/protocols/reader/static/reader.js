@@ -20,6 +20,7 @@
   const VIEW = S.view;
   const READONLY = !!S.readonly;
   const ITEM = S.item.id;
+  if ('scrollRestoration' in history) history.scrollRestoration = 'manual';   // the page restores the reading position itself
   const IDLE_MS = VIEW === 'read' || VIEW === 'questions' ? 3 * 60 * 1000 : 2 * 60 * 1000;
   const PROGRESS_EVERY_MS = 15 * 1000;
 
@@ -37,13 +38,7 @@
     (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
     return e;
   }
-  function uuid4() {
-    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-    const b = new Uint8Array(16); crypto.getRandomValues(b);
-    b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
-    const h = Array.from(b, function (x) { return x.toString(16).padStart(2, '0'); }).join('');
-    return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
-  }
+  const uuid4 = window.AutosaveQueue.uuid;
   function local(key, value) {
     const k = 'enface:reader:' + ITEM + ':' + key;
     try {
@@ -88,14 +83,16 @@
   function showStatus(st) {
     if (!statusEl || READONLY) return;
     statusEl.className = 'rd-status ' + st.state;
-    statusEl.textContent = st.state === 'saved' ? 'All changes saved'
-      : st.state === 'saving' ? 'Saving… (' + st.pending + ')' : st.message;
+    statusEl.textContent = st.message;
   }
   let reloading = false;
+  let hideHook = null;   // the reading view saves its position when the page is hidden
   const queue = READONLY ? null : new window.AutosaveQueue({
-    key: 'reader:' + ITEM, csrfToken: CSRF, onStatus: showStatus,
-    onRefused: function (op, err) {
-      toast(err.message || 'The server refused a change', 'error');
+    key: 'enface:reader:pending:' + ITEM, csrfToken: CSRF, onStatus: showStatus,
+    onHide: function () { if (hideHook) hideHook(); queueTimes(); },
+    onRefused: function (op, status, data) {
+      const err = (data && data.error) || {};
+      toast(err.message || 'The server refused a change (HTTP ' + status + ')', 'error');
       // The server's truth wins: reload once the rest of the queue is out.
       if (!reloading) { reloading = true; setTimeout(function () { queue.flush().then(function () { location.reload(); }); }, 1800); }
     },
@@ -109,7 +106,7 @@
   ((S.close && S.close.highlights) || []).forEach(function (h) { highlights.set(h.uuid, Object.assign({}, h)); });
 
   // Replay what a closed tab left in the queue over the server's state (its revisions are newer).
-  if (queue) queue.pending().forEach(function (op) {
+  if (queue) queue.ops().forEach(function (op) {
     const uuid = op.url.split('/').pop();
     if (op.method === 'PUT' && op.body) {
       if (op.body.kind === 'highlight') {
@@ -150,21 +147,19 @@
     if (Date.now() - lastActivity >= IDLE_MS) clockAt = performance.now();   // back from idle: no credit for it
     lastActivity = Date.now();
   }
-  async function sendTimes(keepalive) {
-    if (READONLY) return true;
+  function queueTimes() {
+    if (READONLY) return;
     tickClock();
-    if (!timesDirty && !keepalive) return true;
+    if (!timesDirty) return;
     timesDirty = false;
-    try {
-      const res = await request('POST', API + '/progress', { times: times }, keepalive);
-      return res.ok;
-    } catch (e) { timesDirty = true; return false; }
+    queue.post(API + '/progress', function () { tickClock(); return { times: times }; }, { key: 'progress', quiet: true });
   }
 
   // ---------------------------------------------------------------- finishing a stage or a step
   async function flushAll() {
+    timesDirty = true;
+    queueTimes();
     const ok = await queue.flush();
-    await sendTimes(false);
     if (!ok) toast('Some answers are not saved yet; check your connection and try again.', 'error');
     return ok;
   }
@@ -231,8 +226,9 @@
     });
     form.addEventListener('input', function (e) {
       if (e.target.tagName !== 'TEXTAREA') return;
+      showMissing(form, false);
       clearTimeout(timer);
-      timer = setTimeout(function () { onSave(readForm(form)); showMissing(form, false); }, 500);
+      timer = setTimeout(function () { timer = null; onSave(readForm(form)); }, 500);
     });
     form.addEventListener('focusout', function (e) {
       if (e.target.tagName === 'TEXTAREA' && timer) { clearTimeout(timer); timer = null; onSave(readForm(form)); }
@@ -274,7 +270,12 @@
       pos.para = top;
       pos.furthest = Math.max(pos.furthest, seen);
       local('pos:' + label, { para: pos.para, furthest: pos.furthest });
-      if (bar) bar.style.width = (n ? Math.round(100 * (pos.furthest + 1) / n) : 100) + '%';
+      if (bar) {
+        // how far through the book the window is (0% at the top, 100% at the end)
+        const rect = book.getBoundingClientRect();
+        const span = Math.max(1, rect.height - vh);
+        bar.style.width = Math.round(100 * Math.min(1, Math.max(0, -rect.top / span))) + '%';
+      }
       if (doneBtn) doneBtn.disabled = pos.furthest < n - 1;
     }
     function sendPosition() {
@@ -283,7 +284,8 @@
     }
     function restore() {
       const p = paras[Math.min(pos.para, n - 1)];
-      if (p && pos.para > 0) window.scrollTo(0, p.getBoundingClientRect().top + window.scrollY - topOffset());
+      // the paragraph's first line at the top of the window (a hair above the line measure() reads)
+      if (p && pos.para > 0) window.scrollTo(0, p.getBoundingClientRect().top + window.scrollY - topOffset() + 3);
     }
     let raf = 0;
     window.addEventListener('scroll', function () {
@@ -291,7 +293,7 @@
       if (!raf) raf = requestAnimationFrame(function () { raf = 0; measure(); });
     }, { passive: true });
     setInterval(sendPosition, 4000);
-    window.addEventListener('pagehide', sendPosition);
+    hideHook = sendPosition;
     restore();
     measure();
 
@@ -415,7 +417,7 @@
           }
           const span = el('span', { cls: 't', 'data-k': t, text: P.text.slice(tok.a, tok.b) });
           if (h) span.dataset.h = h.h.uuid;
-          if (kc.side === side && kc.k === t) span.classList.add('kcur');
+          if (kc.side === side && kc.keys && kc.k === t) span.classList.add('kcur');
           if (kc.side === side && kc.anchor != null && t >= Math.min(kc.anchor, kc.k) && t <= Math.max(kc.anchor, kc.k)) span.classList.add('ksel');
           p.appendChild(span);
           last = tok.b;
@@ -561,19 +563,34 @@
     }
     ['1', '2'].forEach(function (side) {
       const col = cols[side];
+      let down = null;
+      col.addEventListener('mousedown', function (e) {
+        const mark = e.target.closest && e.target.closest('mark.hl');
+        down = { x: e.clientX, y: e.clientY, mark: mark ? mark.dataset.uuid : null };
+      });
       col.addEventListener('mouseup', function (e) {
         activity();
         if (READONLY) return;
+        const start = down;
+        down = null;
+        // A click (not a drag) on a highlight removes it, even a quick second click (which would select a word).
+        if (start && start.mark && Math.abs(e.clientX - start.x) < 4 && Math.abs(e.clientY - start.y) < 4) {
+          window.getSelection().removeAllRanges();
+          removeHighlight(start.mark);
+          return;
+        }
         setTimeout(function () {
           const s = fromSelection();
-          if (s) { openPopover({ side: s.side, a: s.a, b: s.b }, s.rect); return; }
-          const sel = window.getSelection();
-          if (sel && !sel.isCollapsed) return;
-          const mark = e.target.closest && e.target.closest('mark.hl');
-          if (mark) removeHighlight(mark.dataset.uuid);
+          if (s) openPopover({ side: s.side, a: s.a, b: s.b }, s.rect);
         }, 0);
       });
-      col.addEventListener('focus', function () { if (kc.side !== side) { kc = { side: side, k: 0, anchor: null }; renderSide(side); renderSide(side === '1' ? '2' : '1'); } });
+      col.addEventListener('focus', function () {
+        // (no re-render of this column: a mouse drag may be starting in it)
+        if (kc.side === side) return;
+        const before = kc.side;
+        kc = { side: side, k: 0, anchor: null };
+        if (before) renderSide(before);
+      });
       col.addEventListener('keydown', function (e) { keyInColumn(e, side); });
     });
     popover.addEventListener('click', function (e) {
@@ -598,6 +615,7 @@
       const key = e.key;
       if (key === 'ArrowRight' || key === 'ArrowLeft') {
         e.preventDefault();
+        if (!kc.keys) { kc.keys = true; if (!e.shiftKey) { renderSide(side); return; } }
         if (e.shiftKey && kc.anchor == null) kc.anchor = kc.k;
         if (!e.shiftKey) kc.anchor = null;
         kc.k = Math.max(0, Math.min(T.length - 1, kc.k + (key === 'ArrowRight' ? 1 : -1)));
@@ -698,7 +716,7 @@
 
   // ---------------------------------------------------------------- start
   function init() {
-    window.enfaceReader = { pending: function () { return queue ? queue.pending().length : 0; }, view: VIEW,
+    window.enfaceReader = { pending: function () { return queue ? queue.pending() : 0; }, view: VIEW,
       times: function () { tickClock(); return Object.assign({}, times); } };
     $('#confirm-yes').addEventListener('click', function () { closeConfirm(true); });
     $('#confirm-no').addEventListener('click', function () { closeConfirm(false); });
@@ -710,10 +728,9 @@
       document.addEventListener(ev, activity, { passive: true });
     });
     document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'hidden') { sendTimes(true); } else { clockAt = performance.now(); lastActivity = Date.now(); }
+      if (document.visibilityState === 'visible') { clockAt = performance.now(); lastActivity = Date.now(); }
     });
-    window.addEventListener('pagehide', function () { sendTimes(true); });
-    setInterval(function () { sendTimes(false); }, PROGRESS_EVERY_MS);
+    setInterval(queueTimes, PROGRESS_EVERY_MS);
 
     if (VIEW === 'passphrase') initPassphrase();
     else if (VIEW === 'locked') initLock();
