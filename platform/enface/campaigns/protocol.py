@@ -129,6 +129,9 @@ class Protocol:
     def check_finish(self, asg: Assignment) -> None:
         """Raises ServiceError(409) saying what is missing before the assignment's stage can be finished."""
 
+    def on_stage_finish(self, asg: Assignment) -> None:
+        """Called in the finishing transaction of every stage (the last one too), before the stage moves on."""
+
     def on_finish(self, asg: Assignment) -> None:
         """Called in the finishing transaction (e.g. to score an attention check)."""
 

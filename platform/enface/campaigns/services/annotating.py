@@ -218,6 +218,7 @@ def finish(user: User, public_id: str) -> dict:
         check_writable(asg, campaign_state)
         check_stage_open(asg)
         protocol.check_finish(asg)
+        protocol.on_stage_finish(asg)
         now = clock.now()
         touch(asg)
         if asg.stage + 1 < len(protocol.stages):

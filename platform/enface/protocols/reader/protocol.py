@@ -142,7 +142,9 @@ class ReaderProtocol(Protocol):
         return ctx
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
-        return {"results": self.results(campaign), "summary": self.settings_summary(campaign)}
+        from ...campaigns.services import fmt_ms
+
+        return {"results": self.results(campaign), "summary": self.settings_summary(campaign), "fmt_ms": fmt_ms}
 
     # -- the start ------------------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
@@ -206,7 +208,7 @@ class ReaderProtocol(Protocol):
     def check_finish(self, asg: Assignment) -> None:
         svc.check_finish(asg)
 
-    def on_finish(self, asg: Assignment) -> None:
+    def on_stage_finish(self, asg: Assignment) -> None:
         svc.record_flags(asg)
 
     def stage_lock_hours(self, campaign: Campaign, stage: int) -> float:

@@ -202,17 +202,17 @@ def _data(found: dict, kind: str, key: str) -> dict:
 def reading_flags(asg: Assignment, threshold: float) -> list[dict]:
     """Readings faster than ``threshold`` words per second (flagged for the organizer, never refused)."""
     flags = []
-    if asg.stage >= 1 or asg.state == "finished":
-        words = words_of(asg)
-        order = reading_order(asg.plan)
-        for label in VERSIONS:
-            ms = (asg.times or {}).get(f"read:{label}", 0)
-            w = words[order[label]]
-            speed = w / (ms / 1000) if ms else float("inf")
-            if w and speed > threshold:
-                flags.append({"stage": "immersive", "version": order[label], "translation": label, "words": w,
-                              "ms": ms, "words_per_second": round(speed, 1) if ms else None})
-    if asg.stage >= 2 or asg.state == "finished":
+    # Part 1: called as a stage finishes, so its readings are in from the first stage on
+    words = words_of(asg)
+    order = reading_order(asg.plan)
+    for label in VERSIONS:
+        ms = (asg.times or {}).get(f"read:{label}", 0)
+        w = words[order[label]]
+        speed = w / (ms / 1000) if ms else float("inf")
+        if w and speed > threshold:
+            flags.append({"stage": "immersive", "version": order[label], "translation": label, "words": w,
+                          "ms": ms, "words_per_second": round(speed, 1) if ms else None})
+    if asg.stage >= 1:
         texts = item_texts(asg.item)
         lang = asg.item.campaign.testset.tgt_lang
         for n, chunk in enumerate(chunk_texts(asg.plan, texts), 1):
