@@ -42,7 +42,7 @@ from ..models import OutputSegment, Segment, Submission, TestSet, User, utcnow
 from ..services import NotFound, ServiceError
 from ..services.accounts import check_text
 from ..services.testsets import scoring_testset
-from . import logic
+from . import logic, reading
 from .models import (
     ATTENTION_KINDS,
     SIGNIFICANCE_UNITS,
@@ -95,7 +95,7 @@ def scheme_for_annotators(name: str) -> dict:
     d = scheme.to_dict()
     # ranks for colours: 0 neutral (weight 0), then 1, 2, 3 by increasing weight (minor, major, critical)
     nonzero = sorted({s.weight for s in scheme.severities if s.weight > 0})
-    severities = [{"name": s.name, "description": s.description,
+    severities = [{"name": s.name, "description": s.description, "short": s.short,
                    "rank": 0 if s.weight == 0 else min(3, nonzero.index(s.weight) + 1)}
                   for s in scheme.severities]
     omission = None
@@ -676,6 +676,7 @@ def item_state(asg: Assignment, *, readonly: bool = False) -> dict:
         "cursor": min(max(asg.cursor, 0), max(len(segs) - 1, 0)),
         "furthest": asg.furthest,
         "times": asg.times or {},
+        "dwell_ms": reading.segment_dwell_ms(segs, reading.DEFAULT_WORDS_PER_SECOND),
         "scheme": scheme_for_annotators(scheme.name),
         "readonly": readonly or campaign.state != "open",
         "urls": {"api": url_for("annotate.api_item", public_id=asg.public_id),
@@ -812,6 +813,10 @@ def validate_mark(asg: Assignment, body: Any, segs: list[dict]) -> dict:
         elif subcategory:
             raise bad("unknown_category", f"{category} has no subcategories (got {subcategory!r})",
                       field="subcategory")
+        sides = scheme.sides_for(category, subcategory)
+        if side not in sides:
+            raise bad("wrong_side", f"{category}{'/' + subcategory if subcategory else ''} is marked on the "
+                      f"{' or '.join(sides)}, not on the {side} (scheme {scheme.name})", field="side")
     note = _str_field(body, "note", required=False, max_len=MAX_NOTE).strip()
     if "\t" in note or "\x00" in note:
         raise bad("invalid_field", "the note cannot contain tabs or NUL characters", field="note")
@@ -887,6 +892,7 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
         raise bad("invalid_json", "the request body must be a JSON object")
     asg = get_assignment(user, public_id, write=True)
     n = asg.item.num_segments
+    dwell = reading.segment_dwell_ms(segment_texts(asg), reading.DEFAULT_WORDS_PER_SECOND)
     cursor = body.get("cursor", asg.cursor)
     furthest = body.get("furthest", cursor)
     for name, value in (("cursor", cursor), ("furthest", furthest)):
@@ -913,7 +919,8 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
         asg.times = merged
         asg.time_ms = sum(merged.values())
         asg.cursor = max(cursor, 0)
-        asg.furthest = max(asg.furthest, furthest, asg.cursor)
+        # a segment counts as read after its minimum dwell time: never further than the first one read too fast
+        asg.furthest = max(asg.furthest, reading.clip_furthest(furthest, merged, dwell))
         _touch(asg)
         return {"cursor": asg.cursor, "furthest": asg.furthest, "time_ms": asg.time_ms, "locked": False}
 
@@ -932,6 +939,8 @@ def attention_found(asg: Assignment, marks: list[Mark] | None = None) -> bool | 
 
 def finish(user: User, public_id: str) -> dict:
     asg = get_assignment(user, public_id, write=True)
+    segs = segment_texts(asg)
+    dwell = reading.segment_dwell_ms(segs, reading.DEFAULT_WORDS_PER_SECOND)
     with _annotation_write():
         asg, campaign_state = _lock_assignment(asg.id)
         if asg.state == "finished":
@@ -940,9 +949,12 @@ def finish(user: User, public_id: str) -> dict:
                     "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None}
         _check_writable(asg, campaign_state)
         n = asg.item.num_segments
-        if asg.furthest < n - 1:
-            raise bad("not_read", f"read every segment before finishing (you have read {asg.furthest + 1} of {n})",
-                      409, read=asg.furthest + 1, segments=n)
+        unread = reading.unread_segments(asg.times or {}, dwell)
+        if unread:
+            raise bad("not_read", f"read every segment before finishing: {len(unread)} of {n} not read yet, or "
+                      f"read too fast (segment {reading.describe_segments(unread, [s['label'] for s in segs])})",
+                      409, read=n - len(unread), segments=n, unread=unread)
+        asg.furthest = n - 1
         found = attention_found(asg)
         if found is not None:
             asg.attention_result = "found" if found else "missed"
@@ -1166,7 +1178,8 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
     for ann in campaign.annotators:
         per_ann[ann.id] = {"annotator": ann, "rater": ann.rater, "user": ann.user, "items": 0, "finished": 0,
                            "started": 0, "segments": 0, "read": 0, "marks": 0, "time_ms": 0, "found": 0,
-                           "missed": 0, "pending_checks": 0, "last_active": None}
+                           "missed": 0, "pending_checks": 0, "last_active": None, "pace": None}
+    pace_samples: dict[int, list[tuple[float, float]]] = {ann.id: [] for ann in campaign.annotators}
     per_item: dict[int, dict] = {}
     for item in rows.items:
         per_item[item.id] = {"item": item, "system": rows.labels.get(item.submission_id, "?"),
@@ -1181,6 +1194,7 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
         p["read"] += min(a.furthest + 1, n)
         p["marks"] += len(live)
         p["time_ms"] += a.time_ms
+        pace_samples[a.annotator_id].append((a.time_ms, a.item.source_words * min(a.furthest + 1, n) / max(n, 1)))
         p["finished"] += a.finished
         p["started"] += a.state == "started"
         if a.last_active_at and (p["last_active"] is None or a.last_active_at > p["last_active"]):
@@ -1195,9 +1209,13 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
             {"assignment": a, "rater": a.annotator.rater, "state": a.state, "read": min(a.furthest + 1, n),
              "segments": n, "marks": len(live), "time_ms": a.time_ms, "attention": a.attention_result
              if a.attention_seg is not None else None, "has_check": a.attention_seg is not None})
+    for ann_id, pace in reading.pace_outliers(pace_samples).items():
+        per_ann[ann_id]["pace"] = pace
     total = sum(p["items"] for p in per_ann.values())
     done = sum(p["finished"] for p in per_ann.values())
-    return {"annotators": list(per_ann.values()), "items": list(per_item.values()), "total": total, "finished": done}
+    return {"annotators": list(per_ann.values()), "items": list(per_item.values()), "total": total, "finished": done,
+            "reading": {"words_per_second": reading.DEFAULT_WORDS_PER_SECOND, "factor": reading.PACE_FACTOR,
+                        "min_words": reading.PACE_MIN_WORDS}}
 
 
 # --------------------------------------------------------------------------- release and the leaderboard
