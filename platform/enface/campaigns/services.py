@@ -677,6 +677,7 @@ def item_state(asg: Assignment, *, readonly: bool = False) -> dict:
         "furthest": asg.furthest,
         "times": asg.times or {},
         "dwell_ms": reading.segment_dwell_ms(segs, reading.DEFAULT_WORDS_PER_SECOND),
+        "words_per_second": reading.DEFAULT_WORDS_PER_SECOND,
         "scheme": scheme_for_annotators(scheme.name),
         "readonly": readonly or campaign.state != "open",
         "urls": {"api": url_for("annotate.api_item", public_id=asg.public_id),
@@ -1297,7 +1298,7 @@ def attach_to_leaderboard(board: dict) -> dict:
 
 # --------------------------------------------------------------------------- charts (server-rendered SVG)
 
-SEVERITY_COLORS = {0: "#2f6fde", 1: "#8cc4ff", 2: "#ff9c9c", 3: "#d62828"}
+SEVERITY_COLORS = {0: "#6b7280", 1: "#f2b705", 2: "#c2410c", 3: "#7b1fa2"}   # as annotate.css --r0..--r3
 
 
 def error_chart(results: dict, scheme: mqm.Scheme) -> dict:
