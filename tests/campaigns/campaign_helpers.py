@@ -226,8 +226,10 @@ def put_mark(client, public_id: str, body: dict, uid: str | None = None, rev: in
     return client.put(f"/annotate/api/items/{public_id}/marks/{uid}", json=payload), uid
 
 
-def read_all(client, public_id: str, n: int):
-    return client.post(f"/annotate/api/items/{public_id}/progress", json={"cursor": n - 1, "furthest": n - 1})
+def read_all(client, public_id: str, n: int, ms: int = 30_000):
+    """Reports every segment read, ``ms`` each (more than any test segment's minimum dwell)."""
+    return client.post(f"/annotate/api/items/{public_id}/progress",
+                       json={"cursor": n - 1, "furthest": n - 1, "times": {str(i): ms for i in range(n)}})
 
 
 def finish(client, public_id: str):
