@@ -169,8 +169,8 @@ class MQMProtocol(Protocol):
     def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         return svc.item_state(asg, readonly=readonly)
 
-    def clip_furthest(self, asg: Assignment, furthest: int) -> int:
-        return svc.clip_furthest(asg, furthest)
+    def furthest_clipper(self, asg: Assignment):
+        return svc.furthest_clipper(asg)
 
     def check_finish(self, asg: Assignment) -> None:
         svc.check_read(asg)

@@ -170,8 +170,7 @@ def segment_texts(asg: Assignment) -> list[dict]:
     They never change once the campaign has started, so they are cached per assignment
     (by its public id, which is random and never reused): a save then reads no text.
     """
-    check = asg.attention
-    key = (asg.public_id, asg.item_id, check.seg if check is not None else None)
+    key = (asg.public_id, asg.item_id)   # (an attention check is fixed at the start: no need to read it here)
     hit = _TEXTS.get(key)
     if hit is not None:
         return hit
@@ -362,10 +361,10 @@ def words_per_second(campaign: Campaign) -> float:
     return campaign.setting("words_per_second", reading.DEFAULT_WORDS_PER_SECOND)
 
 
-def clip_furthest(asg: Assignment, furthest: int) -> int:
+def furthest_clipper(asg: Assignment):
     """A segment counts as read after its minimum dwell time: never further than the first one read too fast."""
     dwell = reading.segment_dwell_ms(segment_texts(asg), words_per_second(asg.item.campaign))
-    return max(asg.furthest, reading.clip_furthest(furthest, asg.times or {}, dwell))
+    return lambda furthest, times: reading.clip_furthest(furthest, times, dwell)
 
 
 def check_read(asg: Assignment) -> None:
