@@ -292,8 +292,8 @@ def test_error_chart_and_exports_after_release(world):
     with world.ctx():
         # a mark the organizer's (live) chart shows and the public (released) one does not
         from enface.campaigns.models import Assignment
-        from enface.protocols.mqm.models import Mark
         from enface.extensions import db
+        from enface.protocols.mqm.models import Mark
         from sqlalchemy import select
 
         with db.write():
