@@ -23,8 +23,11 @@ def dump(value) -> str:
 
 
 def progress_numbers(p: dict) -> dict:
-    """progress() without its ORM objects: every number and state it shows."""
-    anns = [{**{k: v for k, v in a.items() if k not in ("annotator", "user", "last_active")},
+    """progress() without its ORM objects: every number and state it shows.
+
+    ("pace", the reading-pace flag, and "reading" are new with the core: computed, not stored, so not compared.)
+    """
+    anns = [{**{k: v for k, v in a.items() if k not in ("annotator", "user", "last_active", "pace")},
              "email": a["user"].email, "last_active": a["last_active"].isoformat() if a["last_active"] else None}
             for a in p["annotators"]]
     items = [{"item_id": i["item"].id, "system": i["system"], "range": i["range"],

@@ -412,9 +412,10 @@ class CampaignRows:
 
 def load_rows(campaign: Campaign) -> CampaignRows:
     """Three queries' worth (and their eager loads): pass the result to the functions below to share it."""
-    items = db.session.scalars(select(Item).options(selectinload(Item.document))
+    items = db.session.scalars(select(Item).options(selectinload(Item.document), selectinload(Item.versions))
                                .where(Item.campaign_id == campaign.id).order_by(Item.position)).all()
     asgs = db.session.scalars(select(Assignment).options(selectinload(Assignment.marks),
+                                                         selectinload(Assignment.attention),
                                                          selectinload(Assignment.annotator)
                                                          .selectinload(CampaignAnnotator.user))
                               .where(Assignment.campaign_id == campaign.id)).all()
