@@ -25,7 +25,8 @@ def test_only_organizers_reach_campaign_pages(world):
     org = world.client("org@example.org")
     assert org.get("/campaigns/").status_code == 200
     assert "MQM campaigns" in org.get("/").get_data(as_text=True)          # the nav link
-    assert "My annotation items" in world.client("ann1@example.org").get("/").get_data(as_text=True)   # annotator-only nav
+    # an annotator-only account's navigation: its items (see test_annotator_nav.py)
+    assert "My annotation items" in world.client("ann1@example.org").get("/").get_data(as_text=True)
 
 
 def test_create_campaign_by_form(world):

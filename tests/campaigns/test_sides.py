@@ -88,7 +88,7 @@ def test_pressing_next_fast_reads_nothing(mine):
 def test_time_on_a_later_segment_does_not_read_an_earlier_one(mine):
     world, a = mine
     c = world.client("ann1@example.org")
-    pid, _n = a["public_id"], a["segments"]
+    pid = a["public_id"]
     r = c.post(f"/annotate/api/items/{pid}/progress",
                json={"cursor": 2, "furthest": 2, "times": {"0": 60_000, "2": 60_000}})
     assert r.get_json()["furthest"] == 0

@@ -803,10 +803,11 @@
     const unread = unreadList();
     const goBtn = $('#finish-goto');
     if (unread.length) {
-      const names = unread.slice(0, 12).map(function (s) { return s.label; }).join(', ') + (unread.length > 12 ? ' …' : '');
+      const names = unread.slice(0, 12).map(function (s) { return s.label; }).join(', ') +
+        (unread.length > 12 ? ' and ' + (unread.length - 12) + ' more' : '');
       $('#finish-summary').textContent = unread.length + ' segment(s) not read yet: ' + names + '. ' +
-        'A segment counts as read after a few seconds on it (its reading time at ' + (S.words_per_second || 20) +
-        ' words a second; the ✓ next to its number). Go back to them before finishing.';
+        'A segment counts as read (✓ next to its number) once you have spent its reading time on it: its words at ' +
+        (S.words_per_second || 20) + ' words a second. Go back to them before finishing.';
       goBtn.hidden = false;
       goBtn.textContent = 'Go to segment ' + unread[0].label;
       goBtn.dataset.seg = String(unread[0].i);
