@@ -81,9 +81,9 @@ def test_severity_is_never_preselected(live, browser):
 
 
 def test_severities_differ_in_colour_and_letter(live, browser):
-    from enface.campaigns import services as svc
     from enface.extensions import db
     from enface.models import User
+    from enface.protocols.mqm import services as mqm_svc
 
     base, world = live
     _cid, item = _one_item(world, seed=42, systems=["zephyr-mt"])   # (its text is the one below)
@@ -93,7 +93,7 @@ def test_severities_differ_in_colour_and_letter(live, browser):
         user = db.session.get(User, world.users["ann1@example.org"])
         for word, sev in zip(["alte", "Fährmann", "ruderte", "langsam"], ["Neutral", "Minor", "Major", "Critical"]):
             start = target.index(word)
-            svc.save_mark(user, item["public_id"], mark_uuid(), {
+            mqm_svc.save_mark(user, item["public_id"], mark_uuid(), {
                 "rev": 1, "seg": 0, "start": start, "end": start + len(word), "category": "Style",
                 "subcategory": "Awkwardness", "severity": sev})
     ctx, page = login(browser, base, "ann1@example.org")
@@ -233,7 +233,7 @@ def test_fourteen_presses_in_a_second_read_nothing(live, browser, tmp_path):
         sid = add_submission(ts.id, "otter-mt", "Cedar", "primary", True,
                              {"chapter": [s.replace("Sentence number", "Satz Nummer") for s in LONG]})
         camp = svc.create_campaign(db.session.get(User, world.users["org@example.org"]), ts, svc.CampaignInput(
-            name="Long MQM", submission_ids=[sid], ranges="chapter", attention_share=0, seed=5))
+            name="Long MQM", submission_ids=[sid], ranges="chapter", settings={"attention_share": 0}, seed=5))
         svc.add_annotator(camp, db.session.get(User, world.users["ann2@example.org"]))
         svc.start_campaign(svc.get_campaign(camp.id))
         cid = camp.id
