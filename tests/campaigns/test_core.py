@@ -247,3 +247,21 @@ def test_strategies_are_counted_per_annotator(world):
     loads = Counter({e: len(assignments_of(world, cid, e))
                      for e in ("ann1@example.org", "ann2@example.org", "ann3@example.org")})
     assert sum(loads.values()) == 12 and max(loads.values()) - min(loads.values()) <= 1
+
+
+def test_the_core_never_imports_a_protocol():
+    """campaigns/ and annotate/ (the core) dispatch on Campaign.protocol; only the app factory loads protocols."""
+    import ast
+    from pathlib import Path
+
+    import enface
+
+    root = Path(enface.__file__).parent
+    offenders = []
+    for folder in ("campaigns", "annotate"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                         else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                offenders += [f"{path.relative_to(root)}: {n}" for n in names if "protocols" in n.split(".")]
+    assert offenders == []

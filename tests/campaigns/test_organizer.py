@@ -24,7 +24,7 @@ def test_only_organizers_reach_campaign_pages(world):
             assert c.post(url).status_code == 404, (email, url)
     org = world.client("org@example.org")
     assert org.get("/campaigns/").status_code == 200
-    assert "MQM campaigns" in org.get("/").get_data(as_text=True)          # the nav link
+    assert "Human evaluation" in org.get("/").get_data(as_text=True)          # the nav link
     # an annotator-only account's navigation: its items (see test_annotator_nav.py)
     assert "My annotation items" in world.client("ann1@example.org").get("/").get_data(as_text=True)
 
