@@ -86,6 +86,8 @@ def _items(ratings: RatingTable) -> tuple[list[list[Any]], int]:
     rows: Iterable[tuple[Iterable[Hashable], Iterable[Any]]]
     if isinstance(ratings, Mapping):
         rows = ((row.keys(), row.values()) for row in ratings.values())
+    elif hasattr(ratings, "to_numpy"):  # a DataFrame iterates over its column names, not its rows
+        rows = ((range(len(row)), row) for row in ratings.to_numpy().tolist())
     else:
         rows = ((range(len(row)), row) for row in ratings)
     for names, values in rows:

@@ -161,7 +161,9 @@ def load_export(path: str | Path) -> ReaderExport:
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise HumanEvalInputError(f"not valid UTF-8 (byte {raw[exc.start]:#04x})", name, line) from None
-    return parse_export(text.splitlines(), name)
+    # Only "\n" ends a record: str.splitlines() would also split at U+2028, U+0085 and
+    # the like, which JSON writers leave unescaped inside strings.
+    return parse_export((line.removesuffix("\r") for line in text.split("\n")), name)
 
 
 def parse_export(lines: Iterable[str], path: str | None = None) -> ReaderExport:

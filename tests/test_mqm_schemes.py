@@ -93,3 +93,69 @@ def test_bad_schemes_are_rejected(tmp_path):
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(SchemeError, match="not valid JSON"):
         load_scheme(str(bad))
+
+
+def test_sides_are_data_in_the_packaged_schemes():
+    lit = load_scheme("wmt23-literary")
+    # Omission is marked on the source words that were left out; Others (source errors...) on either side;
+    # everything else on the translation.
+    assert lit.sides_for("Accuracy", "Omission") == ("source",)
+    assert lit.sides_for("Accuracy", "Mistranslation") == ("target",)
+    assert lit.sides_for("Others") == ("target", "source")
+    assert lit.sides_for("Accuracy") == ("target", "source")    # through Omission
+    assert lit.sides_for("Fluency") == ("target",)
+    assert lit.sides_for("accuracy", "OMISSION") == ("source",)  # names match like severities do
+    assert lit.sides_for("Vibes") is None and lit.sides_for("Accuracy", "Vibes") is None
+    assert lit.categories_for_side("source") == [("Accuracy", ["Omission"]), ("Others", [])]
+    assert [c for c, _ in lit.categories_for_side("target")] == [
+        "Accuracy", "Fluency", "Style", "Terminology", "Locale convention", "Others"]
+    assert "Omission" not in dict(lit.categories_for_side("target"))["Accuracy"]
+    # Google's data marks omissions and source issues on the source, everything else on the target
+    # (see ../shared/data/google-mqm: <v> in the source column only for Accuracy/Omission and Source issue).
+    google = load_scheme("google-mqm")
+    assert google.categories_for_side("source") == [("Accuracy", ["Omission"]), ("Source error", [])]
+    assert google.sides_for("Non-translation") == ("target",)
+    assert google.sides_for("Fluency", "Punctuation") == ("target",)
+
+
+def test_sides_default_to_target_and_subcategories_inherit():
+    d = {"name": "x", "scoring": "segment_sum", "higher_is_better": False,
+         "severities": [{"name": "Minor", "weight": 1}],
+         "categories": [{"name": "Plain"},
+                        {"name": "Both", "sides": ["source", "target"], "subcategories": [
+                            {"name": "Inherits"}, {"name": "Own", "sides": ["source"]}]}]}
+    scheme = scheme_from_dict(d)
+    assert scheme.sides_for("Plain") == ("target",)
+    assert scheme.sides_for("Both", "Inherits") == ("target", "source")   # in canonical order
+    assert scheme.sides_for("Both", "Own") == ("source",)
+    # the round trip through to_dict keeps them (written out explicitly)
+    again = scheme_from_dict(scheme.to_dict())
+    assert again.categories == scheme.categories
+    assert scheme.to_dict()["categories"][0]["sides"] == ["target"]
+
+
+@pytest.mark.parametrize("sides,message", [
+    ([], "non-empty list"),
+    ("target", "non-empty list"),
+    (["middle"], "unknown side 'middle'"),
+    (["target", "target"], "listed twice"),
+    ([1], "non-empty list"),
+])
+def test_bad_sides_are_refused_with_the_category_named(sides, message):
+    d = {"name": "x", "scoring": "segment_sum", "higher_is_better": False,
+         "severities": [{"name": "Minor", "weight": 1}],
+         "categories": [{"name": "Accuracy", "subcategories": [{"name": "Omission", "sides": sides}]}]}
+    with pytest.raises(SchemeError, match=message) as info:
+        scheme_from_dict(d)
+    assert "Accuracy/Omission" in str(info.value)
+
+
+def test_severity_short_labels():
+    assert [s.short for s in load_scheme("wmt23-literary").severities] == ["N", "Mi", "Ma", "C"]
+    assert [s.short for s in load_scheme("google-mqm").severities] == ["Ma", "Mi", "N"]
+    d = {"name": "x", "scoring": "segment_sum", "higher_is_better": False,
+         "severities": [{"name": "Low", "weight": 1}, {"name": "High", "weight": 2}, {"name": "huge", "weight": 3}]}
+    assert [s.short for s in scheme_from_dict(d).severities] == ["L", "Hi", "Hu"]
+    d["severities"][0]["short"] = "Hi"
+    with pytest.raises(SchemeError, match="distinct"):
+        scheme_from_dict(d)

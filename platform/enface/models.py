@@ -159,6 +159,11 @@ class User(UserMixin, Base):
         return self.role in ("organizer", "admin")
 
     @property
+    def is_annotator_only(self) -> bool:
+        """An account that only annotates (role annotator, no team): it lands on its items and sees only them."""
+        return self.role == "annotator" and self.team_id is None
+
+    @property
     def display_name(self) -> str:
         return self.name or self.email
 

@@ -174,7 +174,7 @@ MQM_SETTINGS = ("attention_kind", "significance_unit", "words_per_second")
 
 def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.org"), redundancy=2,
                  systems=None, ranges="river.1\norchard", attention=0.0, scheme="wmt23-literary",
-                 source_words="whitespace", start=True, seed=7, **kw):
+                 source_words="whitespace", start=True, seed=7, protocol="mqm", settings_override=None, **kw):
     """Create (and start) a campaign through the services; returns its id."""
     from enface.campaigns import services as svc
     from enface.extensions import db
@@ -186,8 +186,11 @@ def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.
         ids = [world.subs[s] for s in (systems or ["zephyr-mt", "quokka-nmt", "walrus-baseline"])]
         settings = {"scheme": scheme, "attention_share": attention, "source_words": source_words}
         settings.update({k: kw.pop(k) for k in list(kw) if k in MQM_SETTINGS})
+        if settings_override is not None:    # another protocol's settings
+            settings = settings_override
         camp = svc.create_campaign(org, ts, svc.CampaignInput(
             name="Tales MQM", submission_ids=ids, redundancy=redundancy, ranges=ranges, settings=settings,
+            protocol=protocol,
             seed=seed, **kw))
         for email in annotators:
             svc.add_annotator(camp, db.session.get(User, world.users[email]))
@@ -226,8 +229,10 @@ def put_mark(client, public_id: str, body: dict, uid: str | None = None, rev: in
     return client.put(f"/annotate/api/items/{public_id}/marks/{uid}", json=payload), uid
 
 
-def read_all(client, public_id: str, n: int):
-    return client.post(f"/annotate/api/items/{public_id}/progress", json={"cursor": n - 1, "furthest": n - 1})
+def read_all(client, public_id: str, n: int, ms: int = 30_000):
+    """Reports every segment read, ``ms`` each (more than any test segment's minimum dwell)."""
+    return client.post(f"/annotate/api/items/{public_id}/progress",
+                       json={"cursor": n - 1, "furthest": n - 1, "times": {str(i): ms for i in range(n)}})
 
 
 def finish(client, public_id: str):

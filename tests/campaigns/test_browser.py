@@ -124,6 +124,21 @@ def wait_saved(page, timeout=10.0):
     raise AssertionError("changes not saved in time: " + page.inner_text("#save-status"))
 
 
+def read_to_end(page, timeout=30.0):
+    """Reads every segment as a person does: goes to each unread one and stays until it counts as read (✓)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        read = page.evaluate("window.enfaceAnnotate.read()")
+        if all(read):
+            return
+        want = read.index(False)
+        cur = page.evaluate("window.enfaceAnnotate.cursor()")
+        if cur != want:
+            page.keyboard.press("j" if cur < want else "k")
+        page.wait_for_timeout(100)
+    raise AssertionError(f"segments still unread: {page.evaluate('window.enfaceAnnotate.read()')}")
+
+
 def server_marks(world, public_id):
     from enface.campaigns.models import Assignment
     from enface.extensions import db
@@ -142,7 +157,7 @@ def test_keyboard_only_annotation(live, browser):
     open_item(page, base, item["public_id"])
     shot(page, "01-item-start")
     kb = page.keyboard
-    # segment 1: move to the 2nd word, extend over two words, mark Accuracy > Mistranslation > Major, with a note
+    # segment 1: move to the 2nd word, extend over two words, mark Accuracy > Mistranslation > Major, then a note (C)
     kb.press("ArrowRight")
     kb.press("Shift+ArrowRight")
     kb.press("Shift+ArrowRight")
@@ -152,8 +167,12 @@ def test_keyboard_only_annotation(live, browser):
     kb.press("1")          # Accuracy
     page.wait_for_selector("#popover .crumbs:has-text('Accuracy')")
     shot(page, "03-popover-subcategory")
-    kb.press("3")          # Mistranslation
-    kb.press("3")          # Major (Neutral, Minor, Major, Critical)
+    kb.press("2")          # Mistranslation (Addition, Mistranslation, ...: Omission is not offered on the translation)
+    page.wait_for_selector("#popover.step-sev")
+    shot(page, "03b-popover-severity")
+    kb.press("3")          # Major (Neutral, Minor, Major, Critical): saved at once
+    page.wait_for_selector("#popover", state="hidden")
+    kb.press("c")          # a note on the mark under focus
     page.wait_for_selector("#pop-note")
     kb.type("wrong sense")
     kb.press("Enter")
@@ -166,7 +185,6 @@ def test_keyboard_only_annotation(live, browser):
     kb.press("Enter")
     kb.press("Enter")
     kb.press("2")
-    kb.press("Enter")
     wait_saved(page)
     # segment 3: a Non-translation
     kb.press("j")
@@ -180,8 +198,7 @@ def test_keyboard_only_annotation(live, browser):
     kb.press("e")
     kb.press("Enter")      # keep Accuracy
     kb.press("Enter")      # keep Mistranslation
-    kb.press("2")          # Minor
-    kb.press("Enter")
+    kb.press("2")          # Minor (saved at once; the note is kept)
     wait_saved(page)
     kb.press("x")
     wait_saved(page)
@@ -201,10 +218,8 @@ def test_keyboard_only_annotation(live, browser):
     assert om["text"] == "."           # End: the last token of the source (punctuation is a token)
     nt = by_cat["Non-translation/"]
     assert nt["seg"] == 2 and nt["start"] == 0 and nt["severity"] == "Critical"
-    # read to the end and finish with Shift+F, Enter
-    kb.press("j")
-    kb.press("j")
-    kb.press("j")
+    # read to the end (each segment for its minimum reading time) and finish with Shift+F, Enter
+    read_to_end(page)
     kb.press("Shift+F")
     page.wait_for_selector("#finish-dialog:not([hidden])")
     shot(page, "05-finish-dialog")
@@ -238,8 +253,7 @@ def test_mouse_annotation_and_reload(live, browser):
     page.wait_for_selector("#popover:not([hidden])")
     page.click("#popover .opt:has-text('Fluency')")
     page.click("#popover .opt:has-text('Grammar')")
-    page.click("#popover .opt:has-text('Critical')")
-    page.click("#popover button:has-text('Save')")
+    page.click("#popover .opt:has-text('Critical')")     # saved at once
     wait_saved(page)
     # an omission dragged in the source of segment 2
     page.click("#seg-1 .segnum")
@@ -247,15 +261,19 @@ def test_mouse_annotation_and_reload(live, browser):
     page.click("#popover .opt:has-text('Accuracy')")
     page.click("#popover .opt:has-text('Omission')")
     page.click("#popover .opt:has-text('Minor')")
+    page.click("#seg-1 .mark button.add-note")           # a note, afterwards, by its button
     page.fill("#pop-note", "the autumn")
-    page.click("#popover button:has-text('Save')")
+    page.click("#popover button:has-text('Done')")
     wait_saved(page)
     page.click("#seg-2 .segnum")     # the reading cursor moves to the third segment
     page.wait_for_timeout(300)
     wait_saved(page)
     shot(page, "07-mouse-marks")
     marks, cursor, furthest, *_ = server_marks(world, item["public_id"])
-    assert len(marks) == 2 and cursor == 2 and furthest == 2
+    read = page.evaluate("window.enfaceAnnotate.read()")
+    assert len(marks) == 2 and cursor == 2
+    assert furthest == (read.index(False) - 1 if False in read else len(read) - 1)   # read segments, not visited ones
+    assert next(m for m in marks if m["subcategory"] == "Omission")["note"] == "the autumn"
     grammar = next(m for m in marks if m["subcategory"] == "Grammar")
     texts = page.evaluate("window.enfaceAnnotate.marks().map(m => m.text)")
     assert grammar["text"] in texts
@@ -283,8 +301,7 @@ def test_offline_changes_survive_a_closed_tab(live, browser):
     page.keyboard.press("Enter")
     page.keyboard.press("2")     # Fluency
     page.keyboard.press("3")     # Grammar
-    page.keyboard.press("2")     # Minor
-    page.keyboard.press("Enter")
+    page.keyboard.press("2")     # Minor: saved (queued) at once
     page.wait_for_selector("#save-status.offline")
     shot(page, "09-offline")
     assert server_marks(world, item["public_id"])[0] == []
@@ -317,7 +334,6 @@ def test_other_items_and_system_names_are_out_of_reach(live, browser):
         page.keyboard.press("1")
         page.keyboard.press("1")
         page.keyboard.press("1")
-        page.keyboard.press("Enter")
         wait_saved(page)
     resp = page.goto(f"{base}/annotate/item/{theirs[0]['public_id']}")
     assert resp.status == 404
@@ -367,7 +383,6 @@ def test_rtl_and_cjk(live, browser, tmp_path):
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")
     page.keyboard.press("3")
-    page.keyboard.press("Enter")
     wait_saved(page)
     # the Arabic target: ArrowLeft moves forward in reading order
     page.keyboard.press("Tab")
@@ -376,7 +391,6 @@ def test_rtl_and_cjk(live, browser, tmp_path):
     page.keyboard.press("2")
     page.keyboard.press("3")
     page.keyboard.press("2")
-    page.keyboard.press("Enter")
     wait_saved(page)
     shot(page, "12-rtl-cjk")
     marks = {m["side"]: m for m in server_marks(world, item["public_id"])[0]}
@@ -469,8 +483,8 @@ def test_invite_link_creates_an_annotator_account(live, browser):
     page.click("button:has-text('Create the account and join')")
     page.wait_for_load_state("networkidle")
     assert page.url.endswith("/annotate/") and "You are an annotator in" in page.content()
-    # the campaign had started: the page says why there is nothing to annotate
-    assert "it had already started" in page.content()
+    # the campaign had started: the newcomer gets a share of the unstarted items at once
+    assert page.locator("a[href*='/annotate/item/']").count() >= 1
     shot(page, "31-invite-joined")
     ctx.close()
     assert ERRORS == []

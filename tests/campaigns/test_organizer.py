@@ -24,8 +24,9 @@ def test_only_organizers_reach_campaign_pages(world):
             assert c.post(url).status_code == 404, (email, url)
     org = world.client("org@example.org")
     assert org.get("/campaigns/").status_code == 200
-    assert "MQM campaigns" in org.get("/").get_data(as_text=True)          # the nav link
-    assert "Annotate" in world.client("ann1@example.org").get("/").get_data(as_text=True)
+    assert "Human evaluation" in org.get("/").get_data(as_text=True)          # the nav link
+    # an annotator-only account's navigation: its items (see test_annotator_nav.py)
+    assert "My annotation items" in world.client("ann1@example.org").get("/").get_data(as_text=True)
 
 
 def test_create_campaign_by_form(world):
@@ -292,8 +293,8 @@ def test_error_chart_and_exports_after_release(world):
     with world.ctx():
         # a mark the organizer's (live) chart shows and the public (released) one does not
         from enface.campaigns.models import Assignment
-        from enface.protocols.mqm.models import Mark
         from enface.extensions import db
+        from enface.protocols.mqm.models import Mark
         from sqlalchemy import select
 
         with db.write():

@@ -215,3 +215,10 @@ def test_against_irrcac_live():
     ref = irr.CAC(pd.DataFrame(labels).fillna(np.nan), categories=["a", "b", "c"], digits=20).gwet()
     assert gwet_ac1(labels) == pytest.approx(float(ref["est"]["coefficient_value"]), abs=1e-12)
     assert checked > 300
+
+
+def test_dataframe_rows_are_items():
+    pd = pytest.importorskip("pandas")
+    rows = [[1, 2, None], [3, 3, 3], [2, None, 2]]
+    frame = pd.DataFrame(rows, columns=["r1", "r2", "r3"])  # NaN where None was
+    assert gwet(frame, "quadratic").value == gwet(rows, "quadratic").value

@@ -236,6 +236,15 @@ def test_inconsistent_records_are_refused():
         parse_export(["", "  "])
 
 
+def test_line_separators_inside_strings(tmp_path):
+    # U+2028 and U+0085 may stand unescaped inside JSON strings; only "\n" ends a record.
+    path = tmp_path / "export.jsonl"
+    answers = {"q1": "one\u2028two\u0085three"}
+    path.write_text(json.dumps({"record": "post", "study": "s", "reader": "a", "answers": answers},
+                               ensure_ascii=False) + "\r\n", encoding="utf-8")
+    assert load_export(path).posts[0].answers == answers
+
+
 def test_bad_files(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"record": "post", "study": "s", "reader": "a"}\n{"x": "\xff"}\n')

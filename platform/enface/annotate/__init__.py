@@ -1,8 +1,8 @@
-"""The annotator's side of MQM campaigns: their items, the annotation page and its JSON API.
+"""The annotator's side of the campaign core: their items, every protocol's item page, and the JSON API.
 
-Blind by construction: every page and response here is built from
-:func:`enface.campaigns.services.item_state`, which holds no system, team or
-submission; items are reached by an opaque id and numbered per annotator.
+Blind by construction: pages and responses are built from the protocol's
+``item_state``, which holds no system, team or submission; items are reached by
+an opaque id and numbered per annotator.
 """
 
 from flask import Blueprint

@@ -17,13 +17,21 @@ def _register_limit() -> str:
     return current_app.config["REGISTER_RATE_LIMIT"]
 
 
-def _safe_next(target: str | None) -> str:
+def home_url(user) -> str:
+    """Where a user lands: an annotator-only account on its items, everyone else on the test sets."""
+    if user is not None and getattr(user, "is_annotator_only", False):
+        return url_for("annotate.index")
+    return url_for("submissions.index")
+
+
+def _safe_next(target: str | None, default: str | None = None) -> str:
     """Only same-site relative paths: no open redirect."""
+    default = default or url_for("submissions.index")
     if not target:
-        return url_for("submissions.index")
+        return default
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return url_for("submissions.index")
+        return default
     return target
 
 
@@ -31,7 +39,7 @@ def _safe_next(target: str | None) -> str:
 @limiter.limit(_login_limit, methods=["POST"])
 def login():
     if current_user.is_authenticated:
-        return redirect(url_for("submissions.index"))
+        return redirect(home_url(current_user))
     form = LoginForm()
     if form.validate_on_submit():
         user = accounts.authenticate(form.email.data, form.password.data)
@@ -39,7 +47,7 @@ def login():
             flash("Wrong e-mail or password.", "error")
         else:
             login_user(user, remember=form.remember.data)
-            return redirect(_safe_next(request.args.get("next")))
+            return redirect(_safe_next(request.args.get("next"), home_url(user)))
     return render_template("auth/login.html", form=form)
 
 
@@ -82,7 +90,7 @@ def password():
         else:
             login_user(accounts.get_user_by_email(current_user.email))   # the new session nonce
             flash("Password changed. Other sessions are logged out.", "success")
-            return redirect(url_for("submissions.index"))
+            return redirect(home_url(current_user))
     return render_template("auth/password.html", form=form)
 
 

@@ -1,8 +1,10 @@
-"""MQM campaigns, the organizer's side: create, invite annotators, start, watch, export, release.
+"""The human-evaluation core, the organizer's side: create a campaign of any protocol, invite
+annotators, start, watch, rebalance, export, release.
 
-The models are in :mod:`.models`, the rules in :mod:`.services` (and the pure
-parts in :mod:`.logic`); :mod:`.views` are thin. The blueprint (``bp``) is
-imported on first use, so that ``enface campaign --help`` stays quick.
+The tables are in :mod:`.models`, the rules in :mod:`.services` (and the pure parts
+in :mod:`.logic` and :mod:`.reading`), the protocol interface in :mod:`.protocol`;
+:mod:`.views` are thin. The blueprint (``bp``) is imported on first use, so that
+``enface campaign --help`` stays quick.
 """
 
 from __future__ import annotations

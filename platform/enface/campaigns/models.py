@@ -199,7 +199,7 @@ class Item(Base):
     campaign: Mapped[Campaign] = relationship(back_populates="items")
     document: Mapped[Document] = relationship()
     versions: Mapped[list[ItemVersion]] = relationship(back_populates="item", cascade="all, delete-orphan",
-                                                       order_by="ItemVersion.slot", lazy="selectin")
+                                                       order_by="ItemVersion.slot")
     assignments: Mapped[list[Assignment]] = relationship(back_populates="item", cascade="all, delete-orphan",
                                                          order_by="Assignment.id")
 

@@ -122,9 +122,13 @@ class Protocol:
         """A response to store (the core's autosave), checked; raises ServiceError(400) naming the field."""
         raise ServiceError("unknown_kind", f"this campaign takes no {kind!r} answers", 400, {"field": "kind"})
 
-    def clip_furthest(self, asg: Assignment, furthest: int) -> int:
-        """The furthest segment that counts as read (a protocol may require a minimum dwell time)."""
-        return furthest
+    def furthest_clipper(self, asg: Assignment) -> Callable[[int, dict[str, int]], int]:
+        """``clip(furthest, times)``: the furthest segment that counts as read, given the reading times.
+
+        Built before the save's write lock (it may read the item's texts), called inside it.
+        A protocol may require a minimum dwell time per segment; by default every segment reached counts.
+        """
+        return lambda furthest, times: furthest
 
     def check_finish(self, asg: Assignment) -> None:
         """Raises ServiceError(409) saying what is missing before the assignment's stage can be finished."""

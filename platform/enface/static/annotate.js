@@ -1,13 +1,22 @@
 /* Enface MQM annotation: facing pages, keyboard-first span marking, every change saved at once.
  *
  * The page embeds its state as JSON (#annotate-state): the item's segments, the annotator's
- * marks, the reading cursor, per-segment times and the scheme (categories with definitions,
- * severities). Nothing in it names the system: the item is known by an opaque id.
+ * marks, the reading cursor, per-segment times, each segment's minimum reading time (dwell_ms)
+ * and the scheme (categories with definitions and the sides they may be marked on, severities
+ * with their short labels). Nothing in it names the system: the item is known by an opaque id.
  *
- * Saving: each mark has a client-generated UUID and a revision number. Changes go through a
- * queue kept in localStorage (so a closed tab or a dropped connection loses nothing) and are
- * sent one by one with the CSRF token; the server ignores a revision it has already seen, so
- * retries and replays are harmless.
+ * Marking: select words, press Enter (or drag with the mouse), choose a category, a subcategory
+ * and a severity. Nothing is preselected at the severity step: the mark is saved when the
+ * annotator chooses one (a number key or a click), never by Enter alone. A note is optional and
+ * added afterwards, with C on a mark or its "+ note" button; it is saved as it is typed.
+ * The category menu offers only what the scheme allows on the side of the selected words.
+ *
+ * Reading: a segment counts as read once the time spent on it reaches its dwell_ms (the server
+ * applies the same rule to the times it receives, and refuses to finish an item with unread
+ * segments).
+ *
+ * Saving: through AutosaveQueue (autosave.js): each mark has a client-generated UUID and a
+ * revision number; the server ignores a revision it has already seen, so retries are harmless.
  *
  * Offsets sent to the server are Unicode code points (Python str indices), not UTF-16 units.
  */
@@ -22,6 +31,8 @@
   const PENDING_KEY = 'enface:pending:' + S.item.id;
   const IDLE_MS = 90 * 1000;          // no key or mouse for this long: the clock stops
   const PROGRESS_EVERY_MS = 15 * 1000;
+  const READ_CHECK_MS = 250;          // how often the current segment's reading time is checked
+  const NOTE_SAVE_MS = 600;           // a note is saved this long after the last keystroke
 
   // ---------------------------------------------------------------- words (same rule as logic.py)
   const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
@@ -61,17 +72,14 @@
       row: null, cells: {}, marksEl: null,
     };
   });
+  const dwell = segs.map(function (seg, i) { return (S.dwell_ms && S.dwell_ms[i]) || 0; });
   const marks = new Map();               // uuid -> mark
-  S.marks.forEach(function (m) { if (!m.deleted) marks.set(m.uuid, m); });
-  const revs = new Map();                // uuid -> highest revision known (deleted marks too)
-  S.marks.forEach(function (m) { revs.set(m.uuid, m.rev); });
   const times = {};
   Object.keys(S.times || {}).forEach(function (k) { times[k] = S.times[k]; });
 
   let finished = !!S.item.finished;
   const readonly = !!S.readonly;
   let cur = Math.min(Math.max(S.cursor || 0, 0), segs.length - 1);
-  let furthest = Math.max(S.furthest == null ? -1 : S.furthest, cur);
   let side = 'target';
   let wordK = 0;                          // word cursor: token index in segs[cur].tok[side]
   let anchorK = null;                     // selection anchor (null: no selection)
@@ -95,13 +103,6 @@
     (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
     return e;
   }
-  function uuid4() {
-    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-    const b = new Uint8Array(16); crypto.getRandomValues(b);
-    b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
-    const h = Array.from(b, function (x) { return x.toString(16).padStart(2, '0'); }).join('');
-    return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
-  }
   function segText(seg, sd) { return sd === 'source' ? seg.source : seg.target; }
   function marksOf(i) {
     return Array.from(marks.values()).filter(function (m) { return m.seg === i; })
@@ -111,12 +112,94 @@
   function ntMark(i) { return marksOf(i).find(isNT) || null; }
   function catLabel(m) { return m.subcategory ? m.category + ' › ' + m.subcategory : m.category; }
   function dirOf(sd) { return sd === 'source' ? S.item.src_dir : S.item.tgt_dir; }
+  function sevOf(name) { return S.scheme.severities[sevIndex[name]] || { name: name, short: '?', rank: 0 }; }
+  function sevBadge(name, extra) {
+    // a severity is drawn with its colour AND its letter(s), never by colour alone
+    const s = sevOf(name);
+    return el('span', { cls: 'sev rank-' + s.rank + (extra ? ' ' + extra : ''), title: s.name }, [
+      el('b', { cls: 'sev-k', text: s.short || s.name.charAt(0) }), el('span', { cls: 'sev-name', text: s.name })]);
+  }
   function toast(msg, kind) {
     const t = $('#toast');
     t.textContent = msg;
     t.className = 'toast show ' + (kind || '');
     clearTimeout(toast.timer);
     toast.timer = setTimeout(function () { t.className = 'toast'; }, kind === 'error' ? 6000 : 2500);
+  }
+
+  // ---------------------------------------------------------------- which categories go on which side (scheme data)
+  // the categories offered for a span (Non-translation is a whole segment's, by its own key)
+  const SPAN_CATEGORIES = S.scheme.categories.filter(function (c) { return c.name !== NT.category; });
+  function sidesOf(c) { return c.sides || ['target']; }
+  function subsFor(cat, sd) { return (cat.subcategories || []).filter(function (s) { return sidesOf(s).indexOf(sd) >= 0; }); }
+  function offeredOn(cat, sd) { return cat.subcategories && cat.subcategories.length ? subsFor(cat, sd).length > 0 : sidesOf(cat).indexOf(sd) >= 0; }
+  function catsFor(sd) { return SPAN_CATEGORIES.filter(function (c) { return offeredOn(c, sd); }); }
+  function findCat(name) { return S.scheme.categories.find(function (c) { return c.name === name; }); }
+
+  // ---------------------------------------------------------------- reading: a segment is read after its dwell time
+  function isRead(i) { return (times[String(i)] || 0) >= dwell[i]; }
+  function readCount() { let n = 0; segs.forEach(function (s) { if (isRead(s.i)) n++; }); return n; }
+  function unreadList() { return segs.filter(function (s) { return !isRead(s.i); }); }
+  function readPrefix() {
+    for (let i = 0; i < segs.length; i++) if (!isRead(i)) return i - 1;
+    return segs.length - 1;
+  }
+
+  // ---------------------------------------------------------------- saving (autosave.js)
+  const Q = new AutosaveQueue({
+    key: PENDING_KEY, csrfToken: CSRF, statusEl: readonly ? null : $('#save-status'),
+    onSaved: function (op, data) { if (data && data.mark) Q.seenRev(data.mark.uuid, data.mark.rev); },
+    onRefused: async function (op, status, data) {
+      const msg = (data && data.error && data.error.message) || ('The server refused the change (HTTP ' + status + ')');
+      toast(msg, 'error');
+      if (data && data.error && data.error.code === 'item_finished') lockFinished();
+      await reload();
+    },
+    onHide: function () { if (!readonly && !finished) queueProgress(); },
+  });
+  function markUrl(uuid) { return API + '/marks/' + uuid; }
+
+  S.marks.forEach(function (m) { Q.seenRev(m.uuid, m.rev); if (!m.deleted) marks.set(m.uuid, m); });
+
+  function applyQueued() {
+    // Changes still queued (also those a closed tab left behind) win over what the server has:
+    // their revisions are the newest known. Reading times only grow: the larger one wins.
+    Q.ops().forEach(function (op) {
+      if (op.key === 'progress') {
+        Object.keys(op.body.times || {}).forEach(function (k) { times[k] = Math.max(times[k] || 0, op.body.times[k]); });
+        return;
+      }
+      if (op.key.indexOf('mark:') !== 0) return;
+      const uuid = op.key.slice(5);
+      if (op.method === 'PUT') marks.set(uuid, Object.assign({ uuid: uuid }, op.body));
+      else marks.delete(uuid);
+      Q.seenRev(uuid, op.body.rev);
+    });
+  }
+  applyQueued();
+
+  function progressBody() {
+    tickClock();
+    return { cursor: cur, furthest: readPrefix(), times: Object.assign({}, times) };
+  }
+  function queueProgress() {
+    if (readonly || finished) return;
+    progressDirty = false;
+    Q.post(API + '/progress', progressBody, { key: 'progress', quiet: true });
+  }
+
+  async function reload() {
+    try {
+      const res = await Q.request('GET', API);
+      if (!res.ok) return;
+      const data = await res.json();
+      marks.clear();
+      data.marks.forEach(function (m) { Q.seenRev(m.uuid, m.rev); if (!m.deleted) marks.set(m.uuid, m); });
+      applyQueued();
+      if (data.item.finished) lockFinished();
+      segs.forEach(function (s) { renderSeg(s.i); });
+      updateCursor(false);
+    } catch (e) { /* offline: keep what we have */ }
   }
 
   // ---------------------------------------------------------------- rendering
@@ -142,14 +225,21 @@
     const tk = seg.tok[sd].tokens;
     cell.textContent = '';
     const ms = marksOf(seg.i).filter(function (m) { return m.side === sd && !isNT(m); });
+    // the last token of each mark carries the severity letters (drawn after it by CSS)
+    const ends = {};
+    ms.forEach(function (m) {
+      let last = -1;
+      tk.forEach(function (t, k) { if (m.start < t.e && t.s < m.end) last = k; });
+      if (last >= 0) (ends[last] = ends[last] || []).push(m);
+    });
     let last = 0;
     tk.forEach(function (t, k) {
       if (t.a16 > last) {
         // the gap between two words of one mark is highlighted with them
         const prev = tk[k - 1];
-        const inMark = prev && ms.find(function (m) { return m.start < prev.e && m.end > t.s; });
-        if (inMark) {
-          const w = (S.scheme.severities[sevIndex[inMark.severity]] || { rank: 0 }).rank;
+        const inMark = prev && ms.filter(function (m) { return m.start < prev.e && m.end > t.s; });
+        if (inMark && inMark.length) {
+          const w = Math.max.apply(null, inMark.map(function (m) { return sevOf(m.severity).rank; }));
           cell.appendChild(el('span', { cls: 'gap marked rank-' + w, text: text.slice(last, t.a16) }));
         } else {
           cell.appendChild(document.createTextNode(text.slice(last, t.a16)));
@@ -160,7 +250,7 @@
       ms.forEach(function (m) {
         if (m.start < t.e && t.s < m.end) {
           count++;
-          const w = sevIndex[m.severity] != null ? S.scheme.severities[sevIndex[m.severity]].rank : 0;
+          const w = sevOf(m.severity).rank;
           if (w > worst) worst = w;
           if (m.uuid === focusUuid) span.classList.add('focus');
         }
@@ -168,6 +258,11 @@
       if (count) {
         span.classList.add('marked', 'rank-' + worst);
         if (count > 1) span.classList.add('multi');
+      }
+      if (ends[k]) {
+        const endRank = Math.max.apply(null, ends[k].map(function (m) { return sevOf(m.severity).rank; }));
+        span.classList.add('mark-end', 'end-rank-' + endRank);
+        span.setAttribute('data-sev', ends[k].map(function (m) { return sevOf(m.severity).short; }).join('·'));
       }
       cell.appendChild(span);
       last = t.b16;
@@ -179,20 +274,30 @@
   function renderMarks(seg) {
     const ul = seg.marksEl;
     ul.textContent = '';
+    const editable = !(finished || readonly);
     marksOf(seg.i).forEach(function (m, n) {
-      const sev = el('span', { cls: 'sev rank-' + (S.scheme.severities[sevIndex[m.severity]] || { rank: 0 }).rank, text: m.severity });
       const quote = isNT(m) ? null : el('q', {}, [el('bdi', { text: m.text, dir: dirOf(m.side) })]);
       const where = m.side === 'source' ? el('span', { cls: 'side', text: 'source' }) : null;
-      const note = m.note ? el('span', { cls: 'note', text: m.note }) : null;
-      const btns = (finished || readonly) ? [] : [
+      let note = null;
+      if (m.note) {
+        note = editable
+          ? el('button', { type: 'button', cls: 'note', title: 'Edit the note (C)', text: m.note,
+            onclick: function (ev) { ev.stopPropagation(); focusMark(m.uuid); openNote(m.uuid); } })
+          : el('span', { cls: 'note', text: m.note });
+      } else if (editable) {
+        note = el('button', { type: 'button', cls: 'mini add-note', title: 'Add a note (C)', 'aria-label': 'Add a note', text: '+ note',
+          onclick: function (ev) { ev.stopPropagation(); focusMark(m.uuid); openNote(m.uuid); } });
+      }
+      const btns = editable ? [
         isNT(m) ? null : el('button', { type: 'button', cls: 'mini', title: 'Edit (E)', 'aria-label': 'Edit mark', text: '✎',
           onclick: function (ev) { ev.stopPropagation(); focusMark(m.uuid); openPopover({ edit: m }); } }),
         el('button', { type: 'button', cls: 'mini', title: 'Delete (X)', 'aria-label': 'Delete mark', text: '×',
           onclick: function (ev) { ev.stopPropagation(); deleteMark(m.uuid); } }),
-      ];
+      ] : [];
       const li = el('li', { cls: 'mark' + (m.uuid === focusUuid ? ' focus' : '') + (isNT(m) ? ' nt' : ''), 'data-uuid': m.uuid,
+        'data-severity': m.severity,
         onclick: function () { setCurrent(seg.i); focusMark(m.uuid, true); } },
-      [el('span', { cls: 'n', text: String(n + 1) }), sev, el('span', { cls: 'cat', text: catLabel(m) }), where, quote, note].concat(btns));
+      [el('span', { cls: 'n', text: String(n + 1) }), sevBadge(m.severity), el('span', { cls: 'cat', text: catLabel(m) }), where, quote, note].concat(btns));
       ul.appendChild(li);
     });
     seg.row.classList.toggle('is-nt', !!ntMark(seg.i));
@@ -224,16 +329,17 @@
   function updateCursor(scroll) {
     segs.forEach(function (seg) {
       seg.row.classList.toggle('current', seg.i === cur);
-      seg.row.classList.toggle('seen', seg.i <= furthest);
+      seg.row.classList.toggle('seen', isRead(seg.i));
       seg.cells.source.classList.toggle('active-side', seg.i === cur && side === 'source');
       seg.cells.target.classList.toggle('active-side', seg.i === cur && side === 'target');
     });
     paintCursor();
-    const done = Math.max(furthest + 1, 0);
+    const done = readCount();
     $('#progress-bar').style.width = (100 * done / segs.length).toFixed(1) + '%';
-    $('#progress-text').textContent = 'Segment ' + segs[cur].label + ' · read ' + done + ' of ' + segs.length;
+    $('#progress-text').textContent = 'Segment ' + segs[cur].label + (isRead(cur) || readonly || finished ? '' : ' (reading…)') +
+      ' · read ' + done + ' of ' + segs.length;
     $('#progress').setAttribute('aria-valuenow', String(done));
-    $('#side-label').textContent = side === 'target' ? 'translation' : 'source (omissions)';
+    $('#side-label').textContent = side === 'target' ? 'translation' : 'source';
     $('#mark-count').textContent = String(marks.size);
     if (scroll) {
       const r = segs[cur].row.getBoundingClientRect();
@@ -258,12 +364,19 @@
     clockAt = now;
   }
 
+  function checkRead() {
+    // the current segment becomes read once its time reaches its dwell: show it, and tell the server
+    if (readonly || finished) return;
+    const before = isRead(cur);
+    tickClock();
+    if (!before && isRead(cur)) { updateCursor(false); queueProgress(); }
+  }
+
   function setCurrent(i, opts) {
     i = Math.min(Math.max(i, 0), segs.length - 1);
     if (i === cur && !(opts && opts.force)) return;
     tickClock();
     cur = i; clockSeg = i;
-    if (i > furthest) furthest = i;
     anchorK = null;
     wordK = 0;
     side = (opts && opts.side) || 'target';   // each segment starts in the translation
@@ -273,12 +386,6 @@
     updateCursor(!(opts && opts.noscroll));
     refreshFocus();
     queueProgress();
-  }
-
-  function queueProgress() {
-    if (readonly || finished) return;
-    progressDirty = true;
-    enqueue({ kind: 'progress' });
   }
 
   // ---------------------------------------------------------------- word cursor and selection
@@ -345,51 +452,56 @@
     focusMark(ms[k].uuid, true);
   }
 
-  // ---------------------------------------------------------------- the popover
+  // ---------------------------------------------------------------- the classification popover
   const KEYS = '123456789abcdefghijklmnopqrstuvwxyz';
-
-  // the categories offered for a span (Non-translation is a whole segment's, by its own key)
-  const SPAN_CATEGORIES = S.scheme.categories.filter(function (c) { return c.name !== NT.category; });
 
   function openPopover(opts) {
     if (finished || readonly) return;
+    closePopover();
     let span, init = {};
     if (opts.edit) {
       const m = opts.edit;
       span = { seg: m.seg, side: m.side, start: m.start, end: m.end };
-      init = { cat: m.category, sub: m.subcategory, sev: m.severity, note: m.note };
+      init = { cat: m.category, sub: m.subcategory, sev: m.severity };
     } else {
       span = opts.span || selectionSpan();
       if (!span) { toast('Nothing to mark in this segment'); return; }
-      if (span.side === 'source' && S.scheme.omission) {
-        init = { cat: S.scheme.omission.category, sub: S.scheme.omission.subcategory };
+      const om = S.scheme.omission;
+      if (om && span.side === 'source') {
+        const c = findCat(om.category);
+        if (c && subsFor(c, 'source').some(function (s) { return s.name === om.subcategory; })) init = { cat: om.category, sub: om.subcategory };
       }
     }
+    if (!catsFor(span.side).length) {
+      toast('This scheme has no error to mark in the ' + (span.side === 'source' ? 'source' : 'translation'), 'error');
+      return;
+    }
     span.text = cpSlice(segText(segs[span.seg], span.side), span.start, span.end);
-    popover = { span: span, edit: opts.edit || null, step: 'cat', cat: init.cat || null, sub: init.sub || '',
-      sev: init.sev || null, note: init.note || '', hi: 0 };
-    popover.hi = Math.max(0, SPAN_CATEGORIES.findIndex(function (c) { return c.name === popover.cat; }));
+    popover = { mode: 'classify', span: span, edit: opts.edit || null, step: 'cat', cat: init.cat || null,
+      sub: init.sub || '', sev: init.sev || null, hi: 0 };
+    popover.hi = Math.max(0, catsFor(span.side).findIndex(function (c) { return c.name === popover.cat; }));
     renderPopover();
   }
 
   function closePopover() {
+    if (popover && popover.mode === 'note') { finishNote(popover, false); return; }
     popover = null;
     const p = $('#popover');
     p.hidden = true;
     p.textContent = '';
+    p.className = '';
   }
 
   function popoverOptions() {
     const p = popover;
     if (p.step === 'cat') {
-      return SPAN_CATEGORIES.map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
+      return catsFor(p.span.side).map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
     }
     if (p.step === 'sub') {
-      const cat = S.scheme.categories.find(function (c) { return c.name === p.cat; });
-      return cat.subcategories.map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
+      return subsFor(findCat(p.cat), p.span.side).map(function (c) { return { name: c.name, def: c.definition, ex: c.example, value: c }; });
     }
     if (p.step === 'sev') {
-      return S.scheme.severities.map(function (s) { return { name: s.name, def: s.description, value: s, rank: s.rank }; });
+      return S.scheme.severities.map(function (s) { return { name: s.name, def: s.description, value: s, sev: s }; });
     }
     return [];
   }
@@ -399,8 +511,9 @@
     const box = $('#popover');
     box.textContent = '';
     box.hidden = false;
-    const titles = { cat: 'Category', sub: 'Subcategory', sev: 'Severity', note: 'Note (optional)' };
-    const crumbs = [p.cat, p.sub, p.step === 'note' ? p.sev : null].filter(Boolean).join(' › ');
+    box.className = 'step-' + p.step;
+    const titles = { cat: 'Category', sub: 'Subcategory', sev: 'Severity' };
+    const crumbs = [p.cat, p.step === 'sev' ? p.sub : null].filter(Boolean).join(' › ');
     box.appendChild(el('div', { cls: 'pop-head' }, [
       el('strong', { text: (p.edit ? 'Edit mark: ' : 'Mark: ') + titles[p.step] }),
       el('span', { cls: 'crumbs', text: crumbs }),
@@ -409,38 +522,29 @@
       p.span.side === 'source' ? el('span', { cls: 'side', text: 'source' }) : null,
       el('q', {}, [el('bdi', { text: p.span.text, dir: dirOf(p.span.side) })])]));
     const opts = popoverOptions();
-    if (p.step !== 'note') {
-      const list = el('ol', { cls: 'pop-list', role: 'listbox' });
-      opts.forEach(function (o, k) {
-        const selected = (p.step === 'cat' && o.name === p.cat) || (p.step === 'sub' && o.name === p.sub) ||
-          (p.step === 'sev' && o.name === p.sev);
-        const li = el('li', { cls: 'opt' + (k === p.hi ? ' hi' : '') + (selected ? ' chosen' : ''), role: 'option',
-          'aria-selected': k === p.hi ? 'true' : 'false',
-          onmousedown: function (ev) { ev.preventDefault(); choose(k); },
-          onmouseenter: function () { p.hi = k; markHi(); } }, [
-          el('kbd', { text: KEYS[k] }),
-          el('span', { cls: 'opt-name' + (o.rank != null ? ' sev rank-' + o.rank : ''), text: o.name }),
-          o.def ? el('span', { cls: 'opt-def', text: o.def }) : null,
-        ]);
-        list.appendChild(li);
-      });
-      box.appendChild(list);
-      box.appendChild(el('div', { cls: 'pop-example', id: 'pop-example' }));
-      box.appendChild(el('div', { cls: 'pop-keys', text: KEYS[0] + '–' + KEYS[Math.max(opts.length - 1, 0)] +
-        ' or ↑↓ Enter: choose · Backspace: back · Esc: cancel' }));
-    } else {
-      const input = el('textarea', { id: 'pop-note', rows: '2', maxlength: '2000', placeholder: 'A note for the organizers (optional)' });
-      input.value = p.note;
-      box.appendChild(input);
-      box.appendChild(el('div', { cls: 'pop-actions' }, [
-        el('button', { type: 'button', cls: 'primary', text: 'Save (Enter)', onclick: function () { p.note = input.value; saveFromPopover(); } }),
-        el('button', { type: 'button', text: 'Back (Shift+Tab)', onclick: function () { back(); } }),
-        el('button', { type: 'button', text: 'Cancel (Esc)', onclick: closePopover }),
-      ]));
-      box.appendChild(el('div', { cls: 'pop-keys', text: 'Enter: save · Shift+Enter: new line · Esc: cancel' }));
-      setTimeout(function () { input.focus(); }, 0);
-    }
-    if (p.step !== 'note') markHi();
+    const list = el('ol', { cls: 'pop-list', role: 'listbox', 'aria-label': titles[p.step] });
+    opts.forEach(function (o, k) {
+      const selected = (p.step === 'cat' && o.name === p.cat) || (p.step === 'sub' && o.name === p.sub) ||
+        (p.step === 'sev' && o.name === p.sev);
+      const name = o.sev
+        ? el('span', { cls: 'opt-name' }, [sevBadge(o.name, 'opt-sev')])
+        : el('span', { cls: 'opt-name', text: o.name });
+      const li = el('li', { cls: 'opt' + (selected ? ' chosen' : ''), role: 'option', 'aria-selected': 'false',
+        'data-name': o.name,
+        onmousedown: function (ev) { ev.preventDefault(); choose(k); },
+        onmouseenter: function () { p.hi = k; markHi(); } }, [
+        el('kbd', { text: KEYS[k] }), name,
+        o.def ? el('span', { cls: 'opt-def', text: o.def }) : null,
+      ]);
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+    box.appendChild(el('div', { cls: 'pop-example', id: 'pop-example' }));
+    const range = KEYS[0] + '–' + KEYS[Math.max(opts.length - 1, 0)];
+    box.appendChild(el('div', { cls: 'pop-keys', id: 'pop-keys', text: p.step === 'sev'
+      ? 'Choose the severity: ' + range + ' (or click). It is saved at once; add a note afterwards with C. · Backspace: back · Esc: cancel'
+      : range + ' or ↑↓ Enter: choose · Backspace: back · Esc: cancel' }));
+    markHi();
     placePopover();
   }
 
@@ -461,18 +565,20 @@
 
   function placePopover() {
     const box = $('#popover');
-    const cell = segs[popover.span.seg].cells[popover.span.side];
+    const sp = popover.span;
+    const cell = segs[sp.seg].cells[sp.side];
     const tks = cell.querySelectorAll('.tok.sel, .tok.cursor, .tok.focus');
-    let anchor = (tks.length ? tks[tks.length - 1] : cell).getBoundingClientRect();
+    const anchorEl = function () { return tks.length ? tks[tks.length - 1] : cell; };
+    let anchor = anchorEl().getBoundingClientRect();
     const w = box.offsetWidth, h = box.offsetHeight;
     const topLimit = $('#topbar').getBoundingClientRect().bottom + 8;
     const need = anchor.bottom + 6 + h + 8 - window.innerHeight;   // missing room below the marked words
     if (need > 0 && anchor.top - h - 6 < topLimit) {
       // neither below nor above fits: scroll the marked words up so that the menu fits below them
       window.scrollBy(0, Math.min(need + 4, anchor.top - topLimit - 4));
-      anchor = (tks.length ? tks[tks.length - 1] : cell).getBoundingClientRect();
+      anchor = anchorEl().getBoundingClientRect();
     }
-    let left = Math.min(Math.max(8, anchor.left), window.innerWidth - w - 8);
+    const left = Math.min(Math.max(8, anchor.left), window.innerWidth - w - 8);
     let top = anchor.bottom + 6;
     if (top + h > window.innerHeight - 8) top = Math.max(topLimit, anchor.top - h - 6);
     box.style.left = left + 'px';
@@ -486,88 +592,175 @@
     if (p.step === 'cat') {
       if (p.cat !== o.name) p.sub = '';
       p.cat = o.name;
-      p.step = o.value.subcategories && o.value.subcategories.length ? 'sub' : 'sev';
+      p.step = subsFor(o.value, p.span.side).length ? 'sub' : 'sev';
     } else if (p.step === 'sub') {
       p.sub = o.name; p.step = 'sev';
     } else if (p.step === 'sev') {
-      p.sev = o.name; p.step = 'note';
+      p.sev = o.name;
+      saveFromPopover();      // the severity is the last choice: saved now, no note step in the way
+      return;
     }
-    p.hi = 0;
-    const opts = popoverOptions();
-    const want = p.step === 'sub' ? p.sub : p.step === 'sev' ? p.sev : null;
-    const idx = opts.findIndex(function (x) { return x.name === want; });
-    if (idx >= 0) p.hi = idx;
+    p.hi = stepHi(p);
     renderPopover();
+  }
+
+  function stepHi(p) {
+    // the option highlighted on entering a step: the current choice; at the severity step of a new
+    // mark nothing is (-1): Enter alone must not pick a severity
+    const want = p.step === 'cat' ? p.cat : p.step === 'sub' ? p.sub : p.sev;
+    const idx = popoverOptions().findIndex(function (x) { return x.name === want; });
+    if (p.step === 'sev') return idx;
+    return Math.max(idx, 0);
   }
 
   function back() {
     const p = popover;
-    if (p.step === 'note') p.step = 'sev';
-    else if (p.step === 'sev') {
-      const cat = S.scheme.categories.find(function (c) { return c.name === p.cat; });
-      p.step = cat && cat.subcategories.length ? 'sub' : 'cat';
+    if (p.step === 'sev') {
+      const cat = findCat(p.cat);
+      p.step = cat && subsFor(cat, p.span.side).length ? 'sub' : 'cat';
     } else if (p.step === 'sub') p.step = 'cat';
     else { closePopover(); return; }
-    const opts = popoverOptions();
-    const want = p.step === 'cat' ? p.cat : p.step === 'sub' ? p.sub : p.sev;
-    p.hi = Math.max(0, opts.findIndex(function (x) { return x.name === want; }));
+    p.hi = stepHi(p);
     renderPopover();
+  }
+
+  function needChoice() {
+    const hint = $('#pop-keys');
+    if (!hint) return;
+    hint.classList.remove('need');
+    void hint.offsetWidth;     // restart the animation
+    hint.classList.add('need');
   }
 
   function popoverKey(ev) {
     const p = popover;
-    if (p.step === 'note') {
-      if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); p.note = $('#pop-note').value; saveFromPopover(); }
-      else if (ev.key === 'Escape') { ev.preventDefault(); closePopover(); }
-      else if (ev.key === 'Tab' && ev.shiftKey) { ev.preventDefault(); p.note = $('#pop-note').value; back(); }
-      return;
-    }
+    if (p.mode === 'note') { noteKey(ev); return; }
     const opts = popoverOptions();
     if (ev.key === 'Escape') { ev.preventDefault(); closePopover(); return; }
     if (ev.key === 'Backspace' || (ev.key === 'Tab' && ev.shiftKey)) { ev.preventDefault(); back(); return; }
-    if (ev.key === 'ArrowDown') { ev.preventDefault(); p.hi = (p.hi + 1) % opts.length; markHi(); return; }
-    if (ev.key === 'ArrowUp') { ev.preventDefault(); p.hi = (p.hi - 1 + opts.length) % opts.length; markHi(); return; }
-    if (ev.key === 'Enter') { ev.preventDefault(); choose(p.hi); return; }
+    if (ev.key === 'ArrowDown') { ev.preventDefault(); p.hi = p.hi < 0 ? 0 : (p.hi + 1) % opts.length; markHi(); return; }
+    if (ev.key === 'ArrowUp') { ev.preventDefault(); p.hi = p.hi < 0 ? opts.length - 1 : (p.hi - 1 + opts.length) % opts.length; markHi(); return; }
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      if (p.hi < 0) needChoice(); else choose(p.hi);
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const k = KEYS.indexOf(ev.key.toLowerCase());
-    if (k >= 0 && k < opts.length && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); choose(k); }
+    if (k >= 0 && k < opts.length) { ev.preventDefault(); choose(k); return; }
+    ev.preventDefault();       // nothing else leaks out of the menu (J, K, ... do nothing while it is open)
   }
 
   function saveFromPopover() {
     const p = popover;
     const sp = p.span;
-    const m = p.edit ? Object.assign({}, p.edit) : { uuid: uuid4(), seg: sp.seg, side: sp.side, start: sp.start, end: sp.end, text: sp.text };
-    m.category = p.cat; m.subcategory = p.sub || ''; m.severity = p.sev; m.note = (p.note || '').trim();
-    m.rev = (revs.get(m.uuid) || 0) + 1;
+    const m = p.edit ? Object.assign({}, marks.get(p.edit.uuid) || p.edit)
+      : { uuid: AutosaveQueue.uuid(), seg: sp.seg, side: sp.side, start: sp.start, end: sp.end, text: sp.text, note: '' };
+    m.category = p.cat; m.subcategory = p.sub || ''; m.severity = p.sev;
+    m.rev = Q.nextRev(m.uuid);
     closePopover();
     putMark(m);
     anchorK = null;
     focusUuid = m.uuid;
     renderSeg(m.seg);
-    toast((p.edit ? 'Changed: ' : 'Marked: ') + catLabel(m) + ' · ' + m.severity);
+    toast((p.edit ? 'Changed: ' : 'Marked: ') + catLabel(m) + ' · ' + m.severity + (m.note ? '' : ' · C adds a note'));
+  }
+
+  // ---------------------------------------------------------------- notes: optional, off the keystroke path
+  function normNote(v) { return v.replace(/[\t\r\n]+/g, ' ').trim(); }
+
+  function openNote(uuid) {
+    if (finished || readonly) return;
+    const m = marks.get(uuid);
+    if (!m) return;
+    closePopover();
+    popover = { mode: 'note', uuid: uuid, original: m.note || '', timer: null,
+      span: isNT(m) ? { seg: m.seg, side: 'target' } : { seg: m.seg, side: m.side } };
+    const box = $('#popover');
+    box.textContent = '';
+    box.hidden = false;
+    box.className = 'step-note';
+    box.appendChild(el('div', { cls: 'pop-head' }, [
+      el('strong', { text: m.note ? 'Edit the note' : 'Add a note' }),
+      el('span', { cls: 'crumbs' }, [sevBadge(m.severity), ' ' + catLabel(m)]),
+    ]));
+    if (!isNT(m)) {
+      box.appendChild(el('div', { cls: 'pop-quote' }, [
+        m.side === 'source' ? el('span', { cls: 'side', text: 'source' }) : null,
+        el('q', {}, [el('bdi', { text: m.text, dir: dirOf(m.side) })])]));
+    }
+    const input = el('textarea', { id: 'pop-note', rows: '2', maxlength: '2000', 'aria-label': 'Note',
+      placeholder: 'A note for the organizers (optional), e.g. a better translation' });
+    input.value = m.note || '';
+    input.addEventListener('input', function () {
+      clearTimeout(popover.timer);
+      const p = popover;
+      p.timer = setTimeout(function () { saveNote(p, input.value); }, NOTE_SAVE_MS);
+    });
+    box.appendChild(input);
+    box.appendChild(el('div', { cls: 'pop-actions' }, [
+      el('button', { type: 'button', cls: 'primary', text: 'Done (Enter)', onclick: function () { finishNote(popover, false); } }),
+      el('button', { type: 'button', text: 'Cancel (Esc)', onclick: function () { finishNote(popover, true); } }),
+    ]));
+    box.appendChild(el('div', { cls: 'pop-keys', text: 'Saved as you type · Enter: done · Esc: undo the changes' }));
+    placePopover();
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  }
+
+  function saveNote(p, value) {
+    const m = marks.get(p.uuid);
+    const note = normNote(value);
+    if (!m || (m.note || '') === note) return;
+    const next = Object.assign({}, m, { note: note, rev: Q.nextRev(m.uuid) });
+    putMark(next);
+    renderMarks(segs[m.seg]);
+  }
+
+  function finishNote(p, revert) {
+    if (!p || p.mode !== 'note') return;
+    clearTimeout(p.timer);
+    const input = $('#pop-note');
+    if (revert) saveNote(p, p.original);
+    else if (input) saveNote(p, input.value);
+    popover = null;
+    const box = $('#popover');
+    box.hidden = true; box.textContent = ''; box.className = '';
+    const m = marks.get(p.uuid);
+    if (m) {
+      focusUuid = m.uuid;
+      renderSeg(m.seg);
+      if (!revert && (m.note || '') !== p.original) toast(m.note ? 'Note saved' : 'Note removed');
+    }
+  }
+
+  function noteKey(ev) {
+    if (ev.key === 'Enter' && !ev.shiftKey) { ev.preventDefault(); finishNote(popover, false); }
+    else if (ev.key === 'Escape') { ev.preventDefault(); finishNote(popover, true); }
+    else if (ev.key === 'Tab') { ev.preventDefault(); }
+    // every other key types into the note (the field was opened on purpose, by C or a click)
   }
 
   // ---------------------------------------------------------------- mark operations
   function putMark(m) {
-    revs.set(m.uuid, m.rev);
     m.deleted = false;
     marks.set(m.uuid, m);
-    enqueue({ kind: 'put', uuid: m.uuid, body: markBody(m) });
+    Q.put(markUrl(m.uuid), markBody(m), { key: 'mark:' + m.uuid });
     $('#mark-count').textContent = String(marks.size);
   }
   function markBody(m) {
     return { rev: m.rev, seg: m.seg, side: m.side, start: m.start, end: m.end, text: m.text, category: m.category,
-      subcategory: m.subcategory, severity: m.severity, note: m.note };
+      subcategory: m.subcategory, severity: m.severity, note: m.note || '' };
   }
 
   function deleteMark(uuid) {
     if (finished || readonly) return;
     const m = marks.get(uuid);
     if (!m) return;
-    const rev = (revs.get(uuid) || m.rev) + 1;
-    revs.set(uuid, rev);
+    const rev = Q.nextRev(uuid);
     marks.delete(uuid);
-    undoStack.push(Object.assign({}, m, { rev: rev }));
-    enqueue({ kind: 'del', uuid: uuid, body: { rev: rev } });
+    undoStack.push(Object.assign({}, m));
+    Q.delete(markUrl(uuid), { rev: rev }, { key: 'mark:' + uuid });
     if (focusUuid === uuid) focusUuid = null;
     renderSeg(m.seg);
     $('#mark-count').textContent = String(marks.size);
@@ -575,9 +768,10 @@
   }
 
   function undoDelete() {
+    if (finished || readonly) return;
     const m = undoStack.pop();
     if (!m) { toast('Nothing to undo'); return; }
-    m.rev = (revs.get(m.uuid) || m.rev) + 1;
+    m.rev = Q.nextRev(m.uuid);
     putMark(m);
     focusUuid = m.uuid;
     setCurrent(m.seg);
@@ -590,159 +784,56 @@
     const existing = ntMark(cur);
     if (existing) { deleteMark(existing.uuid); return; }
     const seg = segs[cur];
-    const m = { uuid: uuid4(), seg: cur, side: 'target', start: 0, end: seg.tok.target.length, text: seg.target,
-      category: NT.category, subcategory: '', severity: NT.severity, note: '', rev: 1 };
+    const uuid = AutosaveQueue.uuid();
+    const m = { uuid: uuid, seg: cur, side: 'target', start: 0, end: seg.tok.target.length, text: seg.target,
+      category: NT.category, subcategory: '', severity: NT.severity, note: '' };
     if (!m.end) { toast('An empty translation cannot be marked as Non-translation', 'error'); return; }
+    m.rev = Q.nextRev(uuid);
     putMark(m);
     renderSeg(cur);
     toast('Segment ' + seg.label + ' marked as Non-translation (N again to undo)');
   }
 
-  // ---------------------------------------------------------------- saving: a persistent queue
-  let queue = [];
-  try { queue = JSON.parse(localStorage.getItem(PENDING_KEY) || '[]'); } catch (e) { queue = []; }
-  let inFlight = false, backoff = 500, stopped = false;
-
-  function persist() {
-    try {
-      const keep = queue.filter(function (op) { return op.kind !== 'progress'; });
-      if (keep.length) localStorage.setItem(PENDING_KEY, JSON.stringify(keep));
-      else localStorage.removeItem(PENDING_KEY);
-    } catch (e) { /* private mode: the queue still lives in memory */ }
-  }
-
-  function enqueue(op) {
-    // A queued (not yet sent) op on the same mark, or an older progress op, is superseded.
-    const start = inFlight ? 1 : 0;
-    for (let k = queue.length - 1; k >= start; k--) {
-      const q = queue[k];
-      if ((op.kind === 'progress' && q.kind === 'progress') || (op.uuid && q.uuid === op.uuid)) queue.splice(k, 1);
-    }
-    queue.push(op);
-    persist();
-    setStatus();
-    pump();
-  }
-
-  function setStatus(kind, text) {
-    const st = $('#save-status');
-    const pending = queue.filter(function (op) { return op.kind !== 'progress'; }).length;
-    if (kind) { st.className = 'save-status ' + kind; st.textContent = text; return; }
-    if (pending) { st.className = 'save-status saving'; st.textContent = 'Saving… (' + pending + ')'; }
-    else { st.className = 'save-status saved'; st.textContent = 'All changes saved'; }
-  }
-
-  function request(method, url, body, keepalive) {
-    return fetch(url, {
-      method: method, credentials: 'same-origin', keepalive: !!keepalive,
-      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': CSRF },
-      body: body == null ? undefined : JSON.stringify(body),
-    });
-  }
-
-  function opRequest(op, keepalive) {
-    if (op.kind === 'put') return request('PUT', API + '/marks/' + op.uuid, op.body, keepalive);
-    if (op.kind === 'del') return request('DELETE', API + '/marks/' + op.uuid, op.body, keepalive);
-    tickClock();
-    progressDirty = false;
-    return request('POST', API + '/progress', { cursor: cur, furthest: furthest, times: times }, keepalive);
-  }
-
-  async function pump() {
-    if (inFlight || stopped || !queue.length) return;
-    inFlight = true;
-    const op = queue[0];
-    let res = null, data = null;
-    try {
-      res = await opRequest(op);
-      data = await res.json().catch(function () { return null; });
-    } catch (e) { res = null; }
-    inFlight = false;
-    if (res && res.ok) {
-      queue.shift(); persist(); backoff = 500;
-      if (data && data.mark) revs.set(data.mark.uuid, Math.max(revs.get(data.mark.uuid) || 0, data.mark.rev));
-      setStatus();
-      pump();
-      return;
-    }
-    if (!res || res.status >= 500 || res.status === 429 || res.status === 408) {
-      setStatus('offline', 'Not saved yet: retrying (' + queue.length + ' pending). Your marks are kept in this browser.');
-      setTimeout(pump, backoff);
-      backoff = Math.min(backoff * 2, 15000);
-      return;
-    }
-    // A 4xx: this change was refused. Drop it, say why, and reload the truth from the server.
-    queue.shift(); persist();
-    const msg = (data && data.error && data.error.message) || ('The server refused the change (HTTP ' + res.status + ')');
-    if (res.status === 401) { stopped = true; setStatus('error', 'Signed out: sign in again; unsaved changes are kept in this browser.'); return; }
-    toast(msg, 'error');
-    setStatus('error', msg);
-    if (data && data.error && data.error.code === 'item_finished') lockFinished();
-    await reload();
-    pump();
-  }
-
-  async function reload() {
-    try {
-      const res = await request('GET', API);
-      if (!res.ok) return;
-      const data = await res.json();
-      marks.clear();
-      data.marks.forEach(function (m) { revs.set(m.uuid, Math.max(revs.get(m.uuid) || 0, m.rev)); if (!m.deleted) marks.set(m.uuid, m); });
-      applyQueued();
-      if (data.item.finished) lockFinished();
-      segs.forEach(function (s) { renderSeg(s.i); });
-      updateCursor(false);
-    } catch (e) { /* offline: keep what we have */ }
-  }
-
-  function flushOnExit() {
-    // The page is going away: send the latest progress with keepalive (queued marks stay in localStorage).
-    if (readonly || finished) return;
-    tickClock();
-    try { opRequest({ kind: 'progress' }, true); } catch (e) { /* nothing more to do */ }
-  }
-
-  function applyQueued() {
-    // Changes still queued win over what the server has (their revisions are the newest known).
-    queue.forEach(function (op) {
-      if (op.kind !== 'put' && op.kind !== 'del') return;
-      if (op.kind === 'put') marks.set(op.uuid, Object.assign({ uuid: op.uuid }, op.body));
-      else marks.delete(op.uuid);
-      revs.set(op.uuid, Math.max(revs.get(op.uuid) || 0, op.body.rev));
-    });
-  }
-
-  // Replay changes left by a closed tab before showing the page.
-  queue = queue.filter(function (op) { return op.kind === 'put' || op.kind === 'del'; });
-  applyQueued();
-
   // ---------------------------------------------------------------- finishing
   function openFinish() {
     if (finished || readonly) return;
+    closePopover();
     tickClock();
     const dlg = $('#finish-dialog');
-    const unread = segs.length - (furthest + 1);
-    $('#finish-summary').textContent = unread > 0
-      ? 'You have not read the last ' + unread + ' segment(s) yet. Read to the end (↓) before finishing.'
-      : marks.size + ' mark(s) in ' + segs.length + ' segments. Segments without marks count as error-free. ' +
+    const unread = unreadList();
+    const goBtn = $('#finish-goto');
+    if (unread.length) {
+      const names = unread.slice(0, 12).map(function (s) { return s.label; }).join(', ') +
+        (unread.length > 12 ? ' and ' + (unread.length - 12) + ' more' : '');
+      $('#finish-summary').textContent = unread.length + ' segment(s) not read yet: ' + names + '. ' +
+        'A segment counts as read (✓ next to its number) once you have spent its reading time on it: its words at ' +
+        (S.words_per_second || 20) + ' words a second. Go back to them before finishing.';
+      goBtn.hidden = false;
+      goBtn.textContent = 'Go to segment ' + unread[0].label;
+      goBtn.dataset.seg = String(unread[0].i);
+    } else {
+      $('#finish-summary').textContent = marks.size + ' mark(s) in ' + segs.length + ' segments. Segments without marks count as error-free. ' +
         'After finishing you cannot change this item.';
-    $('#finish-confirm').disabled = unread > 0;
+      goBtn.hidden = true;
+    }
+    $('#finish-confirm').disabled = unread.length > 0;
     dlg.hidden = false;
-    $(unread > 0 ? '#finish-cancel' : '#finish-confirm').focus();
+    (unread.length ? goBtn : $('#finish-confirm')).focus();
   }
   function closeFinish() { $('#finish-dialog').hidden = true; }
 
   async function confirmFinish() {
     closeFinish();
-    setStatus('saving', 'Finishing…');
+    $('#save-status').className = 'save-status saving';
+    $('#save-status').textContent = 'Finishing…';
     queueProgress();
-    for (let n = 0; n < 200 && queue.length; n++) { pump(); await new Promise(function (r) { setTimeout(r, 100); }); }
-    if (queue.length) { toast('Some changes are not saved yet; try again in a moment.', 'error'); setStatus(); return; }
+    const saved = await Q.flush(20000);
+    if (!saved) { Q.showStatus(); toast('Some changes are not saved yet; try again in a moment.', 'error'); return; }
     let res, data;
-    try { res = await request('POST', API + '/finish', {}); data = await res.json().catch(function () { return null; }); }
-    catch (e) { toast('Could not reach the server; try again.', 'error'); setStatus(); return; }
-    if (!res.ok) { toast((data && data.error && data.error.message) || 'Could not finish', 'error'); setStatus(); return; }
+    try { res = await Q.request('POST', API + '/finish', {}); data = await res.json().catch(function () { return null; }); }
+    catch (e) { toast('Could not reach the server; try again.', 'error'); Q.showStatus(); return; }
+    Q.showStatus();
+    if (!res.ok) { toast((data && data.error && data.error.message) || 'Could not finish', 'error'); return; }
     lockFinished(data && data.next);
     toast('Item finished. Thank you!');
   }
@@ -751,12 +842,16 @@
     finished = true;
     closePopover();
     document.body.classList.add('finished');
-    ['#finish-btn', '#side-btn', '#nt-btn'].forEach(function (id) { $(id).disabled = true; });
+    ['#finish-btn', '#side-btn', '#nt-btn'].forEach(function (id) { if ($(id)) $(id).disabled = true; });
     $('.side-now').hidden = true;
-    $('#finished-banner').hidden = false;
-    if (next) { const a = $('#next-link'); a.href = next; a.hidden = false; }
+    const banner = $('#finished-banner');
+    if (banner) banner.hidden = false;
+    if (next && $('#next-link')) { const a = $('#next-link'); a.href = next; a.hidden = false; }
     segs.forEach(function (s) { renderSeg(s.i); });
-    setStatus('saved', 'Finished · read-only');
+    updateCursor(false);
+    const st = $('#save-status');
+    st.className = 'save-status saved';
+    st.textContent = 'Finished · read-only';
   }
 
   // ---------------------------------------------------------------- keyboard
@@ -764,7 +859,7 @@
     lastActivity = Date.now();
     if (!$('#finish-dialog').hidden) {
       if (ev.key === 'Escape') { ev.preventDefault(); closeFinish(); }
-      else if (ev.key === 'Enter' && !$('#finish-confirm').disabled && document.activeElement !== $('#finish-cancel')) { ev.preventDefault(); confirmFinish(); }
+      else if (ev.key === 'Enter' && !$('#finish-confirm').disabled && document.activeElement === $('#finish-confirm')) { ev.preventDefault(); confirmFinish(); }
       return;
     }
     if (popover) { popoverKey(ev); return; }
@@ -776,6 +871,7 @@
     }
     const rtl = dirOf(side) === 'rtl';
     const key = ev.key;
+    const editable = !(finished || readonly);
     let handled = true;
     switch (key) {
       case 'ArrowDown': case 'j': case 'J': setCurrent(cur + 1); break;
@@ -788,19 +884,27 @@
       case 'H': moveWord(-1, true); break;
       case 'Home': moveWord(-1e6, ev.shiftKey); break;
       case 'End': moveWord(1e6, ev.shiftKey); break;
-      case 'Tab': if (finished || readonly) { handled = false; } else switchSide(); break;
-      case 'Enter': case 'm': case 'M': openPopover({}); break;
+      case 'Tab': if (!editable) { handled = false; } else switchSide(); break;
+      case 'Enter': case 'm': case 'M': if (editable) openPopover({}); else handled = false; break;
       case 'Escape': anchorK = null; focusUuid = null; refreshFocus(); break;
       case '[': cycleMark(-1); break;
       case ']': cycleMark(1); break;
       case 'e': case 'E': {
+        if (!editable) break;
         const m = focusUuid && marks.get(focusUuid);
         if (!m) toast('Move onto a mark (or press ] ) to edit it');
         else if (isNT(m)) toast('Non-translation has no category to edit: press N to remove it');
         else openPopover({ edit: m });
         break;
       }
+      case 'c': case 'C': {
+        if (!editable) break;
+        if (focusUuid && marks.get(focusUuid)) openNote(focusUuid);
+        else toast('Move onto a mark (or press ] ) to add a note to it');
+        break;
+      }
       case 'x': case 'X': case 'Delete': case 'Backspace':
+        if (!editable) break;
         if (focusUuid) deleteMark(focusUuid); else toast('Move onto a mark (or press ] ) to delete it');
         break;
       case 'u': case 'U': undoDelete(); break;
@@ -871,38 +975,48 @@
     fitTopbar();
     renderAll();
     if (finished) lockFinished();
-    if (readonly) document.body.classList.add('readonly');
-    setStatus();
+    if (readonly) {
+      document.body.classList.add('readonly');
+      const st = $('#save-status');
+      st.className = 'save-status readonly-pill';
+      st.textContent = finished ? 'Finished · read-only' : 'Read-only';
+    }
     document.addEventListener('keydown', onKey);
     $('#facing').addEventListener('mouseup', onMouseUp);
     document.addEventListener('mousemove', function () { lastActivity = Date.now(); }, { passive: true });
     document.addEventListener('scroll', function () { lastActivity = Date.now(); if (popover) placePopover(); }, { passive: true });
     window.addEventListener('resize', function () { fitTopbar(); if (popover) placePopover(); });
-    $('#prev-btn').addEventListener('click', function () { setCurrent(cur - 1); });
-    $('#next-btn').addEventListener('click', function () { setCurrent(cur + 1); });
-    $('#nt-btn').addEventListener('click', toggleNonTranslation);
-    $('#side-btn').addEventListener('click', switchSide);
-    $('#finish-btn').addEventListener('click', openFinish);
-    $('#finish-confirm').addEventListener('click', confirmFinish);
-    $('#finish-cancel').addEventListener('click', closeFinish);
-    $('#keys-toggle').addEventListener('click', toggleHelp);
-    document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'hidden') flushOnExit(); else { clockAt = performance.now(); lastActivity = Date.now(); }
+    const on = function (sel, fn) { const e = $(sel); if (e) e.addEventListener('click', fn); };   // (read-only pages lack some)
+    on('#prev-btn', function () { setCurrent(cur - 1); });
+    on('#next-btn', function () { setCurrent(cur + 1); });
+    on('#nt-btn', toggleNonTranslation);
+    on('#side-btn', switchSide);
+    on('#finish-btn', openFinish);
+    on('#finish-confirm', confirmFinish);
+    on('#finish-cancel', closeFinish);
+    on('#finish-goto', function () {
+      closeFinish();
+      setCurrent(Number($('#finish-goto').dataset.seg));
     });
-    window.addEventListener('pagehide', flushOnExit);
-    setInterval(function () {
-      tickClock();
-      if (progressDirty && !queue.length) enqueue({ kind: 'progress' });
-    }, PROGRESS_EVERY_MS);
+    on('#keys-toggle', toggleHelp);
+    document.addEventListener('visibilitychange', function () {
+      if (document.visibilityState === 'hidden') tickClock(); else { clockAt = performance.now(); lastActivity = Date.now(); }
+    });
     if (!readonly && !finished) {
+      setInterval(checkRead, READ_CHECK_MS);
+      setInterval(function () {
+        tickClock();
+        if (progressDirty && !Q.pending()) queueProgress();
+      }, PROGRESS_EVERY_MS);
       // Resume where the annotator stopped, and record the visit.
       setCurrent(cur, { force: true });
-      pump();
     }
     window.enfaceAnnotate = {  // for tests and the curious: read-only views of the state
       marks: function () { return Array.from(marks.values()); },
-      pending: function () { return queue.length; },
+      pending: function () { return Q.pending(); },
       cursor: function () { return cur; },
+      read: function () { return segs.map(function (s) { return isRead(s.i); }); },
+      dwell: function () { return dwell.slice(); },
     };
     document.body.dataset.ready = '1';
   }

@@ -153,7 +153,7 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
 
     ``times`` holds milliseconds per segment ("0", "1", ...) or per named part of a
     protocol's page ("read:1"). The protocol may hold ``furthest`` back (a segment
-    counts as read only after a minimum dwell time): see :meth:`Protocol.clip_furthest`.
+    counts as read only after a minimum dwell time): see :meth:`Protocol.furthest_clipper`.
     """
     if not isinstance(body, dict):
         raise bad("invalid_json", "the request body must be a JSON object")
@@ -175,7 +175,7 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
             raise bad("invalid_field", f"times[{key}] must be milliseconds between 0 and "
                       f"{MAX_TIME_PER_SEGMENT_MS}", field="times")
         clean[str(int(key)) if key.isdigit() else key] = int(ms)
-    protocol = protocol_of(asg.item.campaign)
+    clip = protocol_of(asg.item.campaign).furthest_clipper(asg)
     with annotation_write():
         asg, campaign_state = lock_assignment(asg.id)
         if not_writable(asg, campaign_state) is not None:
@@ -186,7 +186,7 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
         asg.times = merged
         asg.time_ms = sum(merged.values())
         asg.cursor = max(cursor, 0)
-        asg.furthest = protocol.clip_furthest(asg, max(asg.furthest, furthest, asg.cursor))
+        asg.furthest = max(asg.furthest, clip(max(furthest, asg.cursor), merged))
         touch(asg)
         return {"cursor": asg.cursor, "furthest": asg.furthest, "time_ms": asg.time_ms, "locked": False}
 

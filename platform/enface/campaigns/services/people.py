@@ -13,6 +13,7 @@ from ...services import NotFound
 from ...services.accounts import check_text
 from ..models import Campaign, CampaignAnnotator, CampaignInvite
 from .common import bad, whole_number
+from .lifecycle import rebalance
 from .setup import get_campaign
 
 
@@ -22,7 +23,17 @@ def _next_position(campaign_id: int) -> int:
 
 
 def add_annotator(campaign: Campaign, user: User, invite: CampaignInvite | None = None) -> CampaignAnnotator:
-    """Adds ``user`` (idempotent: an annotator already in returns their row)."""
+    """Adds ``user`` (idempotent: an annotator already in returns their row).
+
+    Someone who joins a started campaign gets a share of the unstarted work at once (:func:`rebalance`).
+    """
+    ann = _add_annotator(campaign, user, invite)
+    if campaign.state == "open" and not ann.assignments:
+        rebalance(campaign)
+    return ann
+
+
+def _add_annotator(campaign: Campaign, user: User, invite: CampaignInvite | None) -> CampaignAnnotator:
     if campaign.state == "released":
         raise bad("campaign_released", "this campaign is released; it takes no new annotators", 409)
     for _attempt in range(5):

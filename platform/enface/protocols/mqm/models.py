@@ -76,4 +76,4 @@ class AttentionCheck(Base):
     result: Mapped[str | None] = mapped_column(String(10))
 
     assignment: Mapped[Assignment] = relationship(
-        backref=backref("attention", uselist=False, cascade="all, delete-orphan", lazy="selectin"))
+        backref=backref("attention", uselist=False, cascade="all, delete-orphan"))

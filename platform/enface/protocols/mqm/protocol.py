@@ -8,7 +8,7 @@ from typing import Any
 import mqm
 from mqm.words import MODES as WORD_MODES
 
-from ...campaigns import logic
+from ...campaigns import logic, reading
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
@@ -20,7 +20,7 @@ from .models import AttentionCheck
 
 DEFAULTS = {"scheme": mqm.DEFAULT_SCHEME, "attention_share": 0.1, "attention_kind": "mixed",
             "source_words": "auto", "significance_unit": "segment",
-            "words_per_second": svc.DEFAULT_WORDS_PER_SECOND}
+            "words_per_second": reading.DEFAULT_WORDS_PER_SECOND}
 
 
 class MQMProtocol(Protocol):
@@ -169,8 +169,8 @@ class MQMProtocol(Protocol):
     def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         return svc.item_state(asg, readonly=readonly)
 
-    def clip_furthest(self, asg: Assignment, furthest: int) -> int:
-        return svc.clip_furthest(asg, furthest)
+    def furthest_clipper(self, asg: Assignment):
+        return svc.furthest_clipper(asg)
 
     def check_finish(self, asg: Assignment) -> None:
         svc.check_read(asg)

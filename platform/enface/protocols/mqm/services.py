@@ -30,7 +30,7 @@ from mqm.scores import grouped as mqm_grouped
 from mqm.scores import ranked as mqm_ranked
 from mqm.words import MODES as WORD_MODES
 
-from ...campaigns import logic
+from ...campaigns import logic, reading
 from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item, ItemVersion
 from ...campaigns.services import (
     GROUPS,
@@ -53,7 +53,6 @@ from ...services.testsets import scoring_testset
 from .models import Mark
 
 MAX_NOTE = 2000
-DEFAULT_WORDS_PER_SECOND = 20
 
 
 def scheme_name(campaign: Campaign) -> str:
@@ -88,7 +87,7 @@ def scheme_for_annotators(name: str) -> dict:
     d = scheme.to_dict()
     # ranks for colours: 0 neutral (weight 0), then 1, 2, 3 by increasing weight (minor, major, critical)
     nonzero = sorted({s.weight for s in scheme.severities if s.weight > 0})
-    severities = [{"name": s.name, "description": s.description,
+    severities = [{"name": s.name, "description": s.description, "short": s.short,
                    "rank": 0 if s.weight == 0 else min(3, nonzero.index(s.weight) + 1)}
                   for s in scheme.severities]
     omission = None
@@ -171,8 +170,7 @@ def segment_texts(asg: Assignment) -> list[dict]:
     They never change once the campaign has started, so they are cached per assignment
     (by its public id, which is random and never reused): a save then reads no text.
     """
-    check = asg.attention
-    key = (asg.public_id, asg.item_id, check.seg if check is not None else None)
+    key = (asg.public_id, asg.item_id)   # (an attention check is fixed at the start: no need to read it here)
     hit = _TEXTS.get(key)
     if hit is not None:
         return hit
@@ -229,6 +227,8 @@ def item_state(asg: Assignment, *, readonly: bool = False) -> dict:
         "cursor": min(max(asg.cursor, 0), max(len(segs) - 1, 0)),
         "furthest": asg.furthest,
         "times": asg.times or {},
+        "dwell_ms": reading.segment_dwell_ms(segs, words_per_second(campaign)),
+        "words_per_second": words_per_second(campaign),
         "scheme": scheme_for_annotators(scheme.name),
         "readonly": readonly or campaign.state != "open",
         "urls": {"api": url_for("annotate.api_item", public_id=asg.public_id),
@@ -284,6 +284,10 @@ def validate_mark(asg: Assignment, body: Any, segs: list[dict]) -> dict:
         elif subcategory:
             raise bad("unknown_category", f"{category} has no subcategories (got {subcategory!r})",
                       field="subcategory")
+        sides = scheme.sides_for(category, subcategory)
+        if side not in sides:
+            raise bad("wrong_side", f"{category}{'/' + subcategory if subcategory else ''} is marked on the "
+                      f"{' or '.join(sides)}, not on the {side} (scheme {scheme.name})", field="side")
     note = str_field(body, "note", required=False, max_len=MAX_NOTE).strip()
     if "\t" in note or "\x00" in note:
         raise bad("invalid_field", "the note cannot contain tabs or NUL characters", field="note")
@@ -353,17 +357,27 @@ def delete_mark(user: User, public_id: str, uuid: str, body: Any) -> dict:
         return mark.to_json()
 
 
-def clip_furthest(asg: Assignment, furthest: int) -> int:
-    """The furthest segment read (the dwell rule lives in :func:`check_read`'s caller's data)."""
-    return furthest
+def words_per_second(campaign: Campaign) -> float:
+    return campaign.setting("words_per_second", reading.DEFAULT_WORDS_PER_SECOND)
+
+
+def furthest_clipper(asg: Assignment):
+    """A segment counts as read after its minimum dwell time: never further than the first one read too fast."""
+    dwell = reading.segment_dwell_ms(segment_texts(asg), words_per_second(asg.item.campaign))
+    return lambda furthest, times: reading.clip_furthest(furthest, times, dwell)
 
 
 def check_read(asg: Assignment) -> None:
-    """Refuses to finish before every segment has been read."""
+    """Refuses to finish before every segment has been read, each for at least its dwell time."""
+    segs = segment_texts(asg)
     n = asg.item.num_segments
-    if asg.furthest < n - 1:
-        raise bad("not_read", f"read every segment before finishing (you have read {asg.furthest + 1} of {n})",
-                  409, read=asg.furthest + 1, segments=n)
+    dwell = reading.segment_dwell_ms(segs, words_per_second(asg.item.campaign))
+    unread = reading.unread_segments(asg.times or {}, dwell)
+    if unread:
+        raise bad("not_read", f"read every segment before finishing: {len(unread)} of {n} not read yet, or "
+                  f"read too fast (segment {reading.describe_segments(unread, [s['label'] for s in segs])})",
+                  409, read=n - len(unread), segments=n, unread=unread)
+    asg.furthest = n - 1
 
 
 def attention_found(asg: Assignment, marks: list[Mark] | None = None) -> bool | None:
@@ -398,9 +412,10 @@ class CampaignRows:
 
 def load_rows(campaign: Campaign) -> CampaignRows:
     """Three queries' worth (and their eager loads): pass the result to the functions below to share it."""
-    items = db.session.scalars(select(Item).options(selectinload(Item.document))
+    items = db.session.scalars(select(Item).options(selectinload(Item.document), selectinload(Item.versions))
                                .where(Item.campaign_id == campaign.id).order_by(Item.position)).all()
     asgs = db.session.scalars(select(Assignment).options(selectinload(Assignment.marks),
+                                                         selectinload(Assignment.attention),
                                                          selectinload(Assignment.annotator)
                                                          .selectinload(CampaignAnnotator.user))
                               .where(Assignment.campaign_id == campaign.id)).all()
@@ -589,7 +604,8 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
     for ann in campaign.annotators:
         per_ann[ann.id] = {"annotator": ann, "rater": ann.rater, "user": ann.user, "items": 0, "finished": 0,
                            "started": 0, "segments": 0, "read": 0, "marks": 0, "time_ms": 0, "found": 0,
-                           "missed": 0, "pending_checks": 0, "last_active": None}
+                           "missed": 0, "pending_checks": 0, "last_active": None, "pace": None}
+    pace_samples: dict[int, list[tuple[float, float]]] = {ann.id: [] for ann in campaign.annotators}
     per_item: dict[int, dict] = {}
     for item in rows.items:
         per_item[item.id] = {"item": item, "system": rows.labels.get(item.submission_id, "?"),
@@ -604,6 +620,7 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
         p["read"] += min(a.furthest + 1, n)
         p["marks"] += len(live)
         p["time_ms"] += a.time_ms
+        pace_samples[a.annotator_id].append((a.time_ms, a.item.source_words * min(a.furthest + 1, n) / max(n, 1)))
         p["finished"] += a.finished
         p["started"] += a.state == "started"
         if a.last_active_at and (p["last_active"] is None or a.last_active_at > p["last_active"]):
@@ -618,9 +635,13 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
             {"assignment": a, "rater": a.annotator.rater, "state": a.state, "read": min(a.furthest + 1, n),
              "segments": n, "marks": len(live), "time_ms": a.time_ms, "attention": a.attention.result
              if a.attention is not None else None, "has_check": a.attention is not None})
+    for ann_id, pace in reading.pace_outliers(pace_samples).items():
+        per_ann[ann_id]["pace"] = pace
     total = sum(p["items"] for p in per_ann.values())
     done = sum(p["finished"] for p in per_ann.values())
-    return {"annotators": list(per_ann.values()), "items": list(per_item.values()), "total": total, "finished": done}
+    return {"annotators": list(per_ann.values()), "items": list(per_item.values()), "total": total, "finished": done,
+            "reading": {"words_per_second": words_per_second(campaign), "factor": reading.PACE_FACTOR,
+                        "min_words": reading.PACE_MIN_WORDS}}
 
 
 def leaderboard_mqm(camp: Campaign) -> dict | None:
@@ -643,7 +664,7 @@ def leaderboard_mqm(camp: Campaign) -> dict | None:
             "unit": significance_unit(camp), "by_submission": by_sub, "groups": res.get("groups", [])}
 
 
-SEVERITY_COLORS = {0: "#2f6fde", 1: "#8cc4ff", 2: "#ff9c9c", 3: "#d62828"}
+SEVERITY_COLORS = {0: "#6b7280", 1: "#f2b705", 2: "#c2410c", 3: "#7b1fa2"}   # as annotate.css --r0..--r3
 
 
 def error_chart(results: dict, scheme: mqm.Scheme) -> dict:
