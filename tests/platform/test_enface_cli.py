@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from enface.cli import main
+from enface.commands import main
 from enface_testkit import DEMO, TestConfigEnv, wait_http
 
-ENFACE = [sys.executable, "-m", "enface.cli"]
+ENFACE = [sys.executable, "-m", "enface.commands"]
 
 
 @pytest.fixture
@@ -215,7 +215,7 @@ def _tails(folder: Path) -> str:
 
 
 def test_services_name_the_child_that_died_and_its_log(tmp_path):
-    from enface.cli import Services
+    from enface.commands.serve import Services
 
     svc = Services("127.0.0.1", _free_port(), workers=1, jobs=1, log_dir=tmp_path / "logs")
     out = svc._output("worker")

@@ -154,20 +154,20 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     ts = world.testset()
     _uid, token = world.team_with_token("cap@a.org", "Team A")
     sent = []
-    from enface import jobs
+    from enface.jobs import queue
 
-    real = jobs.enqueue
+    real = queue.enqueue
 
     def spy(job, sid):
         sent.append(job)
         return real(job, sid)
 
-    monkeypatch.setattr(jobs, "enqueue", spy)
+    monkeypatch.setattr(queue, "enqueue", spy)   # the services call enface.jobs.queue.enqueue
     client = app.test_client()
     sid = upload(client, ts, token).get_json()["id"]
     sub = get(client, token, sid)
     assert sent == ["validate", "comet"]
-    assert jobs.QUEUES["comet"][1] == "gpu"
+    assert queue.QUEUES["comet"][1] == "gpu"
     assert sub["state"] == "scored"
     assert sub["scores"]["comet"]["score"] is None and "does not exist" in sub["scores"]["comet"]["reason"]
     assert sub["scores"]["bleu"]["score"] is not None
@@ -395,3 +395,16 @@ def test_the_worker_keeps_the_most_recently_used_scorers(app, world, monkeypatch
         assert pipeline._scorer(rows[0], ["bleu"]) is first    # reused, and now the most recent
         pipeline._scorer(rows[2], ["bleu"])
         assert [key[0] for key in pipeline._scorers] == [ids[0], ids[2]]
+
+
+def test_enqueue_sends_by_name_where_the_task_is_not_registered(app, monkeypatch):
+    """enface.jobs.queue knows the tasks by name only: without the task object, the message goes by name."""
+    from enface.jobs import queue
+
+    celery = app.extensions["celery"]
+    sent = []
+    monkeypatch.delitem(celery.tasks, "enface.score_submission")
+    monkeypatch.setattr(celery, "send_task", lambda name, args: sent.append((name, args)))
+    with app.app_context():
+        queue.enqueue("score", 5)
+    assert sent == [("enface.score_submission", (5,))]

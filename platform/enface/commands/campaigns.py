@@ -21,7 +21,9 @@ import click
 from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
-from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ..campaigns.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ._common import fail as _fail
+from ._common import load_app as _app
 
 
 @click.group("campaign")
@@ -44,7 +46,7 @@ def _run(fn):
 @campaign.command("list")
 def list_():
     """Campaigns, newest first."""
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         for c in svc.list_campaigns():
@@ -72,8 +74,8 @@ def list_():
 def create(testset_id, name, scheme, redundancy, systems, sample_docs, sample_words, ranges, attention,
            attention_kind, source_words, significance_unit, seed, instructions):
     """Create a campaign (a draft: invite annotators, then start it)."""
+    from ..campaigns import services as svc
     from ..services import testsets
-    from . import services as svc
 
     def go():
         ts = testsets.get_testset(testset_id)
@@ -99,7 +101,7 @@ def invite(campaign_id, count, label, max_uses, days, base_url):
     """Print invite links (shown once: only their hash is stored)."""
     from flask import url_for
 
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         created = svc.create_invites(svc.get_campaign(campaign_id), count=count, label=label, max_uses=max_uses,
@@ -116,8 +118,8 @@ def invite(campaign_id, count, label, max_uses, days, base_url):
 @click.argument("email")
 def add_annotator(campaign_id, email):
     """Add an existing account as an annotator."""
+    from ..campaigns import services as svc
     from ..services import accounts
-    from . import services as svc
 
     def go():
         user = accounts.get_user_by_email(email)
@@ -132,7 +134,7 @@ def add_annotator(campaign_id, email):
 @click.argument("campaign_id", type=int)
 def start(campaign_id):
     """Assign the items and open the campaign."""
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         out = svc.start_campaign(svc.get_campaign(campaign_id))
@@ -146,7 +148,7 @@ def start(campaign_id):
 @click.option("--json", "as_json", is_flag=True)
 def status(campaign_id, as_json):
     """Progress per annotator, and the scores so far."""
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         c = svc.get_campaign(campaign_id)
@@ -181,7 +183,7 @@ def status(campaign_id, as_json):
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
     """The annotations in the Marot/Anthea TSV format (or the mqm JSON)."""
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         c = svc.get_campaign(campaign_id)
@@ -199,16 +201,10 @@ def export(campaign_id, fmt, output):
 @click.argument("campaign_id", type=int)
 def release(campaign_id):
     """Put the campaign's MQM scores and human ranking on the leaderboard."""
-    from . import services as svc
+    from ..campaigns import services as svc
 
     def go():
         snap = svc.release(svc.get_campaign(campaign_id))
         click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
                    f"{svc.get_campaign(campaign_id).testset_id}")
     _run(go)
-
-
-# The command's helpers, from the ``enface`` command that this group is part of. Imported last:
-# enface/cli.py imports this module at its end, so whichever of the two is imported first, the
-# other finds what it needs (``campaign`` here, ``_app`` and ``_fail`` there) already defined.
-from ..cli import _app, _fail  # noqa: E402

@@ -1,4 +1,6 @@
-"""Celery: validation and scoring on the ``cpu`` queue, COMET on the ``gpu`` queue.
+"""The job queue: the Celery app, its queues and routes, and :func:`enqueue`.
+
+Validation and scoring go to the ``cpu`` queue, COMET to the ``gpu`` queue.
 
 The embedded default needs nothing installed: a SQLite broker
 (``sqla+sqlite:///<data_dir>/broker.sqlite``) and result backend, and a worker
@@ -16,21 +18,27 @@ every minute, by ``enface sweep``, or as the ``enface.sweep`` task) requeues
 any submission without a heartbeat.
 
 Tasks only carry a submission id; the state lives in the database.
+
+This module knows the tasks by name only and imports no service: the services
+call :func:`enqueue`, and the task bodies (:mod:`enface.jobs.tasks`) call the
+services, so neither side imports the other in a cycle.
 """
 
 from __future__ import annotations
 
 import logging
 
-from celery import Celery, Task, shared_task
+from celery import Celery, Task
 from celery.signals import worker_process_init
 from flask import Flask
 
 log = logging.getLogger(__name__)
 
+#: job -> (task name, queue). The tasks are defined in enface.jobs.tasks.
 QUEUES = {"validate": ("enface.validate_submission", "cpu"),
           "score": ("enface.score_submission", "cpu"),
           "comet": ("enface.comet_submission", "gpu")}
+SWEEP_TASK = "enface.sweep"
 
 
 def celery_init_app(app: Flask) -> Celery:
@@ -53,12 +61,12 @@ def celery_init_app(app: Flask) -> Celery:
         "worker_prefetch_multiplier": 1,
         "task_default_queue": "cpu",
         "task_routes": {name: {"queue": queue} for name, queue in QUEUES.values()} | {
-            "enface.sweep": {"queue": "cpu"}},
+            SWEEP_TASK: {"queue": "cpu"}},
         "task_always_eager": app.config.get("JOBS") == "eager",
         "task_eager_propagates": False,
         "broker_connection_retry_on_startup": True,
         "worker_hijack_root_logger": False,
-        "beat_schedule": {"sweep": {"task": "enface.sweep", "schedule": max(10, app.config["SWEEP_EVERY_SECONDS"])}},
+        "beat_schedule": {"sweep": {"task": SWEEP_TASK, "schedule": max(10, app.config["SWEEP_EVERY_SECONDS"])}},
     }
     if broker.startswith("sqla+sqlite"):
         conf["broker_transport_options"] = {"connect_args": {"timeout": 30}}
@@ -108,7 +116,11 @@ def declare_queues(broker_url: str) -> None:
 
 
 def enqueue(job: str, submission_id: int) -> None:
-    """Queue a job for a submission.
+    """Queue a job for a submission: ``job`` is a key of :data:`QUEUES` (``validate``, ``score``, ``comet``).
+
+    The task is found by its name in the app's Celery (``task_routes`` sends it
+    to its queue); where this process has not registered the task, the message
+    is sent by name for a worker to run.
 
     Celery already retries a publish that fails with a broker connection error
     (``task_publish_retry``). What still fails is logged, not raised: the
@@ -117,37 +129,13 @@ def enqueue(job: str, submission_id: int) -> None:
     """
     from flask import current_app
 
-    name, _queue = QUEUES[job]   # task_routes sends it to its queue
+    name, _queue = QUEUES[job]
     celery: Celery = current_app.extensions["celery"]
     try:
-        celery.tasks[name].apply_async((submission_id,))
+        task = celery.tasks.get(name)
+        if task is not None:
+            task.apply_async((submission_id,))   # eager in tests (task_always_eager)
+        else:
+            celery.send_task(name, (submission_id,))
     except Exception:
         log.exception("could not queue %s for submission %s; the sweeper will retry", job, submission_id)
-
-
-@shared_task(name="enface.validate_submission")
-def validate_submission(submission_id: int):
-    from .services.pipeline import run_validation
-
-    return run_validation(submission_id)
-
-
-@shared_task(name="enface.score_submission")
-def score_submission(submission_id: int):
-    from .services.pipeline import run_scoring
-
-    return run_scoring(submission_id)
-
-
-@shared_task(name="enface.comet_submission")
-def comet_submission(submission_id: int):
-    from .services.pipeline import run_comet
-
-    return run_comet(submission_id)
-
-
-@shared_task(name="enface.sweep")
-def sweep_task():
-    from .services.pipeline import sweep
-
-    return [list(x) for x in sweep()]
