@@ -256,3 +256,11 @@ def test_the_checker_finds_a_cycle(tmp_path):
     assert cycles(edges(g, module_level_only=True)) == []
     assert cycles(edges(g, module_level_only=False)) == [["pkg.a", "pkg.b", "pkg.a"]]
     assert "line 2 (in a function)" in describe(["pkg.a", "pkg.b", "pkg.a"], g)
+
+
+def test_the_queue_and_the_command_modules_stay_below_what_uses_them(graph):
+    """The job queue imports no service (the services import it); command modules never import the root group."""
+    assert not [m for m in graph["enface.jobs.queue"] if m.startswith(("enface.services", "enface.jobs.tasks"))]
+    for module, imported in graph.items():
+        if module.startswith("enface.commands.") and module != "enface.commands.__main__":
+            assert "enface.commands" not in imported, f"{module} imports enface.commands (the root group)"
