@@ -39,7 +39,7 @@ def synthetic_task(n: int, k: int, seed: int = 0):
     """Sources, a reference and k systems whose lengths follow the source's, as translations do."""
     import random
 
-    from tests.tiny_comet import WORDS
+    from tests.support.tiny_comet import WORDS
 
     rng = random.Random(seed)
     lengths = [rng.randint(3, 40) for _ in range(n)]
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
 
     from scoring.metrics.comet import CometScorer
-    from tests.tiny_comet import build_tiny_comet
+    from tests.support.tiny_comet import build_tiny_comet
 
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model

@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "tests"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+if str(ROOT) not in sys.path:   # the scoring package, and tests.support
+    sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
@@ -28,10 +27,10 @@ def main() -> int:
     parser.add_argument("--max-pairs", type=int, default=0, help="stop each file after N pairs (0: all)")
     args = parser.parse_args()
 
-    from realdata import ter_pairs
     from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_ter
 
     from scoring.metrics import fast_ter
+    from tests.support.realdata import ter_pairs
     if fast_ter._ter is None:
         print("the compiled TER extension is not built; run `pip install -e .` with a C compiler")
         return 2

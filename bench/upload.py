@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]   # the scoring package before bench/scoring.py
 
 from _common import CLI_METRICS, cli_numbers, free_port, identical  # noqa: E402
-from enface.cli import FINAL_STATES, ApiClient  # noqa: E402
+from enface.commands.submit import FINAL_STATES, ApiClient  # noqa: E402
 
-#: what Celery logs once the worker consumes its queues (the name is enface serve's, see enface.cli._worker_cmd)
+#: what Celery logs once the worker consumes its queues (the name is enface serve's, see enface.commands.serve.worker_cmd)
 WORKER_READY = re.compile(r"\benface-\d+@\S+ ready\.")
 
 
@@ -99,7 +99,7 @@ def upload_and_wait(client: ApiClient, server: subprocess.Popen, testset: int, f
             break
         if server.poll() is not None:
             raise SystemExit(f"{name}: enface serve exited while the submission was {sub['state']}")
-        time.sleep(0.1)   # enface.cli.wait_for polls once a second: too coarse to time this
+        time.sleep(0.1)   # enface.commands.submit.wait_for polls once a second: too coarse to time this
     if sub["state"] != "scored":
         raise SystemExit(f"{name}: {sub['state']}: {sub['timeline'][-1]['message']}")
     return elapsed, sub
@@ -122,7 +122,7 @@ def main() -> None:
     for key in [k for k in env if k.startswith("ENFACE_")]:
         env.pop(key)
     env["ENFACE_DATA_DIR"] = str(data)
-    enface = [py, "-m", "enface.cli"]
+    enface = [py, "-m", "enface.commands"]
     run([*enface, "db", "upgrade"], env)
     out = run([*enface, "testset", "import", str(ts_dir), "--task", "Bench"], env).stdout
     testset = int(out.split("imported test set ")[1].split(":")[0])

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 from campaign_helpers import PASSWORD, SYSTEMS, assignments_of, build_world, new_campaign, require_service
-from enface_databases import is_postgres
+
+from tests.support.databases import is_postgres
 
 pytestmark = pytest.mark.browser
 

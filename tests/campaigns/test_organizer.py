@@ -202,7 +202,7 @@ def cli_env(world, database_url, tmp_path):
 
 
 def test_cli(world, cli_env, tmp_path):
-    from enface.cli import main
+    from enface.commands import main
 
     run = CliRunner().invoke
     r = run(main, ["campaign", "create", "--testset", str(world.testset_id), "--name", "CLI MQM", "--range",
@@ -243,18 +243,18 @@ def test_cli(world, cli_env, tmp_path):
     assert "released" in r.output and "CLI MQM" in r.output
 
 
-@pytest.mark.parametrize("first", ["enface.cli", "enface.campaigns.cli"])
+@pytest.mark.parametrize("first", ["enface.commands", "enface.commands.campaigns"])
 def test_cli_modules_import_in_either_order(first):
-    """enface/cli.py imports the campaign commands, which take their helpers from it: no cycle."""
+    """enface/commands/__init__.py registers the campaign commands, which take their helpers from _common."""
     import subprocess
     import sys
 
     code = (f"import {first}\n"
-            "import enface.cli, enface.campaigns.cli as c\n"
-            "assert enface.cli.main.commands['campaign'] is c.campaign\n"
-            "assert c._app is enface.cli._app and c._fail is enface.cli._fail\n")
+            "import enface.commands, enface.commands._common as common, enface.commands.campaigns as c\n"
+            "assert enface.commands.main.commands['campaign'] is c.campaign\n"
+            "assert c._app is common.load_app and c._fail is common.fail\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
-    out = subprocess.run([sys.executable, "-m", "enface.cli", "campaign", "create", "--help"], check=True,
+    out = subprocess.run([sys.executable, "-m", "enface.commands", "campaign", "create", "--help"], check=True,
                          capture_output=True, text=True, timeout=60).stdout
     assert f"[default: {mqm.DEFAULT_SCHEME}]" in out and "[mixed|words|letters]" in out
     assert f"[{'|'.join(mqm.words.MODES)}]" in out and "[segment|doc]" in out

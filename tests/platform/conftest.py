@@ -1,44 +1,19 @@
-"""Fixtures of the web platform's tests.
+"""Fixtures of the web platform's tests (tests/platform/<feature>/).
 
 Every test gets a fresh database migrated by Alembic (never ``create_all``):
-
-* SQLite (default): the migrations run once per session into a template
-  file, which is copied for each test;
-* PostgreSQL: set ``ENFACE_TEST_DATABASE_URL=postgresql+psycopg://user@host/db``
-  (a database the user may create databases from). The migrations run once
-  into a template database; each test gets ``CREATE DATABASE ... TEMPLATE``
-  and drops it afterwards.
+``make_app`` and ``database_url`` come from :mod:`tests.support.databases`
+(SQLite by default; PostgreSQL with ``ENFACE_TEST_DATABASE_URL``), registered
+by tests/conftest.py. The helpers are in :mod:`tests.support.testkit`.
 
 Jobs run eagerly (in the request) unless a test asks for a real broker.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.support.testkit import LiveServer, World
 
-from enface_testkit import (  # noqa: E402
-    DEMO,
-    PASSWORD,
-    ROOT,
-    TEST_DB_URL,
-    LiveServer,
-    TestConfigEnv,
-    World,
-    assert_api_error,
-    is_postgres,
-    login,
-    require_service,
-    system_files,
-    upload,
-)
-
-__all__ = ["DEMO", "PASSWORD", "ROOT", "TEST_DB_URL", "LiveServer", "TestConfigEnv", "World", "assert_api_error",
-           "is_postgres", "login", "require_service", "system_files", "upload"]
 
 def pytest_configure(config):
     # kombu's SQLAlchemy transport uses a loader strategy SQLAlchemy 2.1 deprecates; not ours to fix.
@@ -48,7 +23,7 @@ def pytest_configure(config):
 # --------------------------------------------------------------------------- databases
 
 
-# Fresh databases and apps (db_template, database_url, make_app): tests/enface_databases.py.
+# Fresh databases and apps (db_template, database_url, make_app): tests/support/databases.py.
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ BUILT_IN = ("mqm", "reader")
 def load_all() -> None:
     """Imports every built-in protocol (registering it) and its tables."""
     for name in BUILT_IN:
-        importlib.import_module(f"{__name__}.{name}")
+        importlib.import_module(f"{__name__}.{name}.protocol")
         importlib.import_module(f"{__name__}.{name}.models")
 
 

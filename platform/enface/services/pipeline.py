@@ -23,6 +23,7 @@ from scoring.testset import output_from_files
 from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
 from ..extensions import begin_write, db
+from ..jobs import queue as job_queue
 from ..models import PENDING_STATES, Document, OutputSegment, ScoreRow, Submission, TestSet, utcnow
 from .submissions import delete_scores, note, transition
 from .testsets import bump_scores_version, scoring_testset
@@ -223,9 +224,7 @@ def run_scoring(submission_id: int) -> str | None:
         return "failed"
     if comet_here:
         return "scored"
-    from ..jobs import enqueue
-
-    enqueue("comet", sub.id)
+    job_queue.enqueue("comet", sub.id)
     return "scoring"
 
 
@@ -273,8 +272,6 @@ def sweep(stuck_after: int | None = None, now=None) -> list[tuple[int, str]]:
 
     Returns (submission id, what was done) pairs.
     """
-    from ..jobs import enqueue
-
     cfg = current_app.config
     stuck_after = cfg["STUCK_AFTER_SECONDS"] if stuck_after is None else stuck_after
     max_attempts = cfg["MAX_JOB_ATTEMPTS"]
@@ -319,6 +316,6 @@ def sweep(stuck_after: int | None = None, now=None) -> list[tuple[int, str]]:
                     note(session, sub.id, f"queued again ({why} in {sub.state})")
                 job = "validate" if sub.state == "received" else "score"
         if ok:
-            enqueue(job, sub.id)
+            job_queue.enqueue(job, sub.id)
             done.append((sub.id, f"requeued {job}"))
     return done

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from ..extensions import db
+from ..jobs import queue as job_queue
 from ..models import (
     LABELS,
     PENDING_STATES,
@@ -292,9 +293,7 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
                                     message=f"received {what} ({sub.upload_size} bytes) from {user.email}"))
     for f in files:
         commit_file(f)
-    from ..jobs import enqueue
-
-    enqueue("validate", sub.id)
+    job_queue.enqueue("validate", sub.id)
     return sub
 
 
@@ -401,8 +400,6 @@ def note(session: Session, sub_id: int, message: str) -> None:
 
 def rescore(user: User | None, sub: Submission, *, who: str = "an organizer") -> bool:
     """Queue a submission again: scored/failed ones are re-scored (failed before validation: re-validated)."""
-    from ..jobs import enqueue
-
     if sub.withdrawn:
         raise ServiceError("withdrawn", "a withdrawn submission is not re-scored", 409)
     if sub.state in PENDING_STATES:
@@ -424,7 +421,7 @@ def rescore(user: User | None, sub: Submission, *, who: str = "an organizer") ->
                         job=job, attempts=0, progress=0.0)
         if not ok:
             raise ServiceError("changed", "the submission changed meanwhile; reload and try again", 409)
-    enqueue(job, sub.id)
+    job_queue.enqueue(job, sub.id)
     return True
 
 

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from enface_testkit import DEMO, TestConfigEnv, require_service, system_files, upload
+
+from tests.support.testkit import DEMO, TestConfigEnv, require_service, system_files, upload
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +40,7 @@ def browser():
 @pytest.fixture
 def platform(make_app, live_server_factory):
     """The app behind a threaded server, jobs on the SQLite broker, a real Celery worker consuming them."""
-    from enface_testkit import World
+    from tests.support.testkit import World
 
     app = make_app(JOBS="celery")
     world = World(app)

@@ -1,6 +1,6 @@
-"""MQM error annotation: the first protocol of the campaign core (models, services, routes, the protocol)."""
+"""MQM error annotation: the first protocol of the campaign core.
 
-from ...campaigns.protocol import register
-from .protocol import MQMProtocol
-
-PROTOCOL = register(MQMProtocol())
+``protocol`` (the :class:`~enface.campaigns.protocol.Protocol`, registered on import),
+``models`` (marks, attention checks), ``services``, ``views`` (its own routes),
+``constants`` (the settings' choices, importable without SQLAlchemy for a quick ``--help``).
+"""

@@ -10,7 +10,7 @@ from mqm.words import MODES as WORD_MODES
 
 from ...campaigns import logic, reading
 from ...campaigns.models import Assignment, Campaign, Item
-from ...campaigns.protocol import ItemPlan, Protocol
+from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
 from ...campaigns.services.setup import parsed_ranges, system_labels
 from ...extensions import db
@@ -219,3 +219,6 @@ class MQMProtocol(Protocol):
         return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"
 
 
+
+
+PROTOCOL = register(MQMProtocol())

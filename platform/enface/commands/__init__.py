@@ -1,0 +1,39 @@
+"""The ``enface`` command: a root group, and one module per command group.
+
+    enface db upgrade|current                                          db.py
+    enface create-user --role participant|annotator|organizer|admin EMAIL [--team NAME] [--password PW] [--token]
+    enface reset-password EMAIL                                        users.py
+    enface testset import DIR --task NAME
+    enface rescore (--testset ID | --submission ID)                    testsets.py
+    enface serve [--host 127.0.0.1] [--port 8000] [--workers N] [--jobs N] [--no-upgrade]
+    enface worker [-Q cpu,gpu] [-c N] [--loglevel INFO]
+    enface sweep                                                       serve.py
+    enface submit --url URL --token TOKEN --testset ID --label primary [--unconstrained] --system-name NAME FILES...
+                                                                       submit.py
+    enface demo [--port 8000] [--once] [--data DEMO_TASK_DIR]          demo.py
+    enface campaign list|create|invite|add-annotator|start|status|export|release
+                                                                       campaigns.py
+
+Every command reads the same ENFACE_* variables as the server (see enface/config.py).
+
+This module imports the command modules and registers their commands; they never import it
+back (what they share is in ``_common.py``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from . import campaigns, db, demo, serve, submit, testsets, users
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main():
+    """Enface: run a WMT-style literary translation shared task."""
+
+
+for command in (db.db, users.create_user, users.reset_password, testsets.testset, testsets.rescore, serve.serve,
+                serve.worker, serve.sweep, submit.submit, demo.demo, campaigns.campaign):
+    main.add_command(command)
+
+__all__ = ["main"]

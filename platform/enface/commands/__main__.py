@@ -1,0 +1,5 @@
+"""``python -m enface.commands ...``: the ``enface`` command."""
+
+from . import main
+
+main(prog_name="enface")

@@ -1,0 +1,218 @@
+"""``enface campaign ...``: MQM campaigns from the command line.
+
+    enface campaign list
+    enface campaign create --testset ID --name NAME [--scheme wmt23-literary] [--redundancy 2]
+                           [--docs 5 --words 2200 | --range DOC:1-40 ...] [--system ID ...] [--attention 0.1]
+    enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
+    enface campaign add-annotator CAMPAIGN EMAIL
+    enface campaign start CAMPAIGN
+    enface campaign status CAMPAIGN [--json]
+    enface campaign export CAMPAIGN [--format tsv|json] [-o FILE]
+    enface campaign release CAMPAIGN
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mqm.schemes import DEFAULT_SCHEME
+from mqm.words import MODES as WORD_MODES
+
+from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ._common import fail as _fail
+from ._common import load_app as _app
+
+
+@click.group("campaign")
+def campaign():
+    """MQM human-evaluation campaigns."""
+
+
+def _run(fn):
+    """Call ``fn()`` inside an app context, turning refusals into a message and exit status 1."""
+    from ..services import ServiceError
+
+    app = _app()
+    with app.app_context(), app.test_request_context(base_url=app.config.get("BASE_URL") or "http://127.0.0.1:8000"):
+        try:
+            return fn()
+        except ServiceError as exc:
+            _fail(exc.message)
+
+
+@campaign.command("list")
+def list_():
+    """Campaigns, newest first."""
+    from ..campaigns import services as svc
+
+    def go():
+        for c in svc.list_campaigns():
+            click.echo(f"{c.id}\t{c.state}\t{c.protocol}:{c.setting('scheme', '')}\t{c.testset.title}\t{c.name}")
+    _run(go)
+
+
+@campaign.command("create")
+@click.option("--testset", "testset_id", type=int, required=True)
+@click.option("--name", required=True)
+@click.option("--scheme", default=DEFAULT_SCHEME, show_default=True)
+@click.option("--strategy", type=click.Choice(["redundancy", "document"]), default="redundancy", show_default=True,
+              help="redundancy: each item to N annotators; document: one annotator gets every system's "
+                   "translation of a document (N per document)")
+@click.option("--redundancy", type=int, default=1, show_default=True, help="annotators per item")
+@click.option("--system", "systems", type=int, multiple=True,
+              help="submission ids (default: every primary and baseline)")
+@click.option("--docs", "sample_docs", type=int, default=5, show_default=True, help="documents to sample")
+@click.option("--words", "sample_words", type=int, default=2200, show_default=True,
+              help="source words to sample in all (0: whole documents)")
+@click.option("--range", "ranges", multiple=True, help="DOC or DOC:FIRST-LAST (instead of a sample)")
+@click.option("--attention", type=float, default=0.1, show_default=True, help="share of items with an attention check")
+@click.option("--attention-kind", type=click.Choice(ATTENTION_KINDS), default="mixed")
+@click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
+@click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
+@click.option("--seed", type=int, default=None)
+@click.option("--instructions", default="")
+def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
+           attention_kind, source_words, significance_unit, seed, instructions):
+    """Create a campaign (a draft: invite annotators, then start it)."""
+    from ..campaigns import services as svc
+    from ..services import testsets
+
+    def go():
+        ts = testsets.get_testset(testset_id)
+        ids = list(systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
+        c = svc.create_campaign(None, ts, svc.CampaignInput(
+            name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
+            sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
+            settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
+                      "source_words": source_words, "significance_unit": significance_unit}))
+        click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
+        click.echo(c.id)
+    _run(go)
+
+
+@campaign.command("invite")
+@click.argument("campaign_id", type=int)
+@click.option("--count", type=int, default=1, show_default=True)
+@click.option("--label", default="")
+@click.option("--uses", "max_uses", type=int, default=1, show_default=True)
+@click.option("--days", type=int, default=30, show_default=True)
+@click.option("--base-url", default=None, help="the site's address, for the links (default http://127.0.0.1:8000)")
+def invite(campaign_id, count, label, max_uses, days, base_url):
+    """Print invite links (shown once: only their hash is stored)."""
+    from flask import url_for
+
+    from ..campaigns import services as svc
+
+    def go():
+        created = svc.create_invites(svc.get_campaign(campaign_id), count=count, label=label, max_uses=max_uses,
+                                     days=days)
+        for _inv, secret in created:
+            path = url_for("annotate.join", secret=secret)
+            click.echo((base_url.rstrip("/") + path) if base_url else url_for("annotate.join", secret=secret,
+                                                                             _external=True))
+    _run(go)
+
+
+@campaign.command("add-annotator")
+@click.argument("campaign_id", type=int)
+@click.argument("email")
+def add_annotator(campaign_id, email):
+    """Add an existing account as an annotator."""
+    from ..campaigns import services as svc
+    from ..services import accounts
+
+    def go():
+        user = accounts.get_user_by_email(email)
+        if user is None:
+            _fail(f"no account with the e-mail {email} (create it with enface create-user --role annotator)")
+        ann = svc.add_annotator(svc.get_campaign(campaign_id), user)
+        click.echo(f"{email} is {ann.rater}")
+    _run(go)
+
+
+@campaign.command("start")
+@click.argument("campaign_id", type=int)
+def start(campaign_id):
+    """Assign the items and open the campaign."""
+    from ..campaigns import services as svc
+
+    def go():
+        out = svc.start_campaign(svc.get_campaign(campaign_id))
+        click.echo(f"started: {out['items']} items, {out['assignments']} assignments, "
+                   f"{out.get('attention_checks', 0)} attention checks")
+    _run(go)
+
+
+@campaign.command("status")
+@click.argument("campaign_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+def status(campaign_id, as_json):
+    """Progress per annotator, and the scores so far."""
+    from ..campaigns import services as svc
+
+    def go():
+        c = svc.get_campaign(campaign_id)
+        from ..protocols.mqm import services as mqm_svc
+
+        rows = mqm_svc.load_rows(c)
+        prog = mqm_svc.progress(c, rows=rows)
+        res = mqm_svc.compute_results(c, rows=rows) if c.state != "draft" else None
+        if as_json:
+            click.echo(json.dumps({
+                "id": c.id, "name": c.name, "state": c.state, "scheme": c.setting("scheme"), "items": prog["total"],
+                "finished": prog["finished"],
+                "annotators": [{"rater": p["rater"], "email": p["user"].email, "items": p["items"],
+                                "finished": p["finished"], "read": p["read"], "segments": p["segments"],
+                                "marks": p["marks"], "time_ms": p["time_ms"], "attention_found": p["found"],
+                                "attention_missed": p["missed"]} for p in prog["annotators"]],
+                "scores": {s: r["score"] for s, r in (res or {}).get("systems", {}).items()}}, indent=1))
+            return
+        click.echo(f"{c.name} [{c.state}] {c.setting('scheme')}: {prog['finished']}/{prog['total']} items finished")
+        for p in prog["annotators"]:
+            click.echo(f"  {p['rater']:8} {p['user'].email:30} {p['finished']}/{p['items']} items, "
+                       f"{p['read']}/{p['segments']} segments, {p['marks']} marks, {svc.fmt_ms(p['time_ms'])}, "
+                       f"attention {p['found']} found / {p['missed']} missed")
+        for g in (res or {}).get("groups", []):
+            click.echo(f"  {g['title']}")
+            for r in g["rows"]:
+                click.echo(f"    {r['rank_range']:>5}  {r['score']:7.2f}  {r['system']}")
+    _run(go)
+
+
+@campaign.command("export")
+@click.argument("campaign_id", type=int)
+@click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
+def export(campaign_id, fmt, output):
+    """The annotations in the Marot/Anthea TSV format (or the mqm JSON)."""
+    from ..campaigns import services as svc
+
+    def go():
+        c = svc.get_campaign(campaign_id)
+        from ..campaigns.protocol import protocol_of
+
+        text = protocol_of(c).export(c, fmt)
+        text = text if text.endswith("\n") or fmt == "tsv" else text + "\n"
+        if output:
+            with open(output, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            click.echo(f"wrote {output}", err=True)
+        else:
+            sys.stdout.write(text)
+    _run(go)
+
+
+@campaign.command("release")
+@click.argument("campaign_id", type=int)
+def release(campaign_id):
+    """Put the campaign's MQM scores and human ranking on the leaderboard."""
+    from ..campaigns import services as svc
+
+    def go():
+        snap = svc.release(svc.get_campaign(campaign_id))
+        click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
+                   f"{svc.get_campaign(campaign_id).testset_id}")
+    _run(go)

@@ -1,0 +1,130 @@
+"""``enface demo``: the demo task set up, submitted through the API like a team does, and served."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+import click
+
+from ._common import ROOT, fail, load_app
+from .serve import Services, prepare
+from .submit import ApiClient, collect_files, wait_for
+
+DEMO_USERS = [
+    # email, role, team, display name
+    ("organizer@demo.enface.org", "organizer", None, "Olga Organizer"),
+    ("captain@lantern-lab.example", "participant", "Lantern Lab", "Lin Captain"),
+    ("captain@inkstone.example", "participant", "Inkstone MT", "Ines Captain"),
+    ("annotator@demo.enface.org", "annotator", None, "Ana Annotator"),
+]
+DEMO_SUBMISSIONS = [
+    # submitter, system dir, label, constrained, system name, description
+    ("organizer@demo.enface.org", "literal-mt", "baseline", True, "literal-baseline",
+     "Word-for-word baseline: idioms translated literally, names inconsistent."),
+    ("captain@lantern-lab.example", "strong-mt", "primary", True, "lantern-nmt",
+     "Document-level NMT fine-tuned on web novels, with a glossary of character names."),
+    ("captain@inkstone.example", "weak-mt", "primary", False, "inkstone-llm",
+     "A prompted LLM, no fine-tuning (unconstrained)."),
+    ("captain@inkstone.example", "broken-mt", "contrastive", True, "inkstone-draft",
+     "An early draft with a missing line: shows the validation report."),
+]
+
+
+def demo_accounts(app, data_dir: Path) -> dict[str, dict]:
+    """Create the demo users once; their passwords are kept in <data_dir>/demo-logins.json."""
+    from ..services import accounts
+
+    store = data_dir / "demo-logins.json"
+    saved = json.loads(store.read_text()) if store.is_file() else {}
+    out = {}
+    with app.app_context():
+        for email, role, team_name, name in DEMO_USERS:
+            user = accounts.get_user_by_email(email)
+            if user is None:
+                password = secrets.token_urlsafe(9)
+                user = accounts.create_user(email, password, role=role, name=name, check_strength=False)
+                if team_name:
+                    team, created = accounts.get_or_create_team(team_name)
+                    accounts.add_to_team(user, team, "captain" if created else "member")
+                saved[email] = password
+            for old in user.tokens:   # one demo token per user: the previous run's stop working
+                if old.name == "enface demo" and old.revoked_at is None:
+                    accounts.revoke_token(user, old.id)
+            _token, secret = accounts.issue_token(user, "enface demo")
+            out[email] = {"role": role, "team": team_name, "password": saved.get(email, "(set earlier)"),
+                          "token": secret}
+    store.write_text(json.dumps(saved, indent=2))
+    store.chmod(0o600)
+    return out
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--data", "demo_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=str(ROOT / "data" / "demo"), show_default=True,
+              help="the demo task (test set and systems); the platform's data goes to ENFACE_DATA_DIR")
+@click.option("--once", is_flag=True, help="stop once the demo systems are scored, instead of serving")
+def demo(host, port, demo_dir, once):
+    """Set up the demo task, submit the demo systems through the API, and serve it.
+
+    The web server's and the worker's output go to <ENFACE_DATA_DIR>/logs/web.log and worker.log.
+    """
+    from sqlalchemy import select
+
+    from ..extensions import db as database
+    from ..models import Submission, Task, TestSet
+    from ..services.testsets import import_testset, update_settings
+
+    cfg = prepare(True)
+    app = load_app()
+    with app.app_context():
+        ts = database.session.scalar(select(TestSet).join(Task).where(Task.name == "Demo"))
+        if ts is None:
+            ts = import_testset(demo_dir / "testset", "Demo")
+            click.echo(f"imported the demo test set: {ts.num_documents} documents, {ts.num_segments} segments")
+        ts_id = ts.id
+        already = database.session.scalar(select(Submission.id).where(Submission.testset_id == ts_id).limit(1))
+    logins = demo_accounts(app, cfg.DATA_DIR)
+
+    svc = Services(host, port, workers=2, jobs=1, log_dir=cfg.DATA_DIR / "logs")
+    svc.start()
+    try:
+        svc.wait_ready()
+        if already is None:
+            ids = []
+            for email, system, label, constrained, name, description in DEMO_SUBMISSIONS:
+                client = ApiClient(svc.url, logins[email]["token"])
+                created = client.submit(ts_id, collect_files((str(demo_dir / "systems" / system),)), label=label,
+                                        constrained="true" if constrained else "false", system_name=name,
+                                        description=description)
+                click.echo(f"submitted {system} as {label} {name!r}: submission {created['id']}")
+                ids.append((client, created["id"]))
+            for client, sid in ids:
+                sub = wait_for(client, sid, timeout=300, show=False,
+                               check=lambda: svc.check_alive("before the demo systems were scored"))
+                click.echo(f"  submission {sid} ({sub['system_name']}): {sub['state']}")
+        with app.app_context():
+            ts = database.session.get(TestSet, ts_id)
+            if not ts.released:
+                update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                                quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                                released=True, references_public=ts.references_public)
+    except BaseException as exc:
+        svc.stop()
+        if isinstance(exc, (RuntimeError, click.ClickException)):
+            fail(str(exc))
+        raise
+    click.echo("")
+    click.echo(f"Enface demo: {svc.url}/leaderboard/{ts_id}  (data in {cfg.DATA_DIR})")
+    click.echo("Logins (passwords are kept in demo-logins.json in the data folder):")
+    for email, info in logins.items():
+        what = info["role"] + (f", captain of {info['team']}" if info["team"] else "")
+        click.echo(f"  {email:<32} {info['password']:<14} {what}")
+    if once:
+        svc.stop()
+        return
+    click.echo("Ctrl-C stops the server.")
+    raise SystemExit(svc.wait_forever())

@@ -1,0 +1,40 @@
+"""The Celery tasks: each takes a submission id and calls the pipeline service.
+
+The services are imported inside the task bodies: a worker imports this module
+when the app is created, and the pipeline (scoring, sacrebleu) loads when the
+first job runs. The tasks are queued by name through :func:`enface.jobs.queue.enqueue`.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from .queue import QUEUES, SWEEP_TASK
+
+
+@shared_task(name=QUEUES["validate"][0])
+def validate_submission(submission_id: int):
+    from ..services.pipeline import run_validation
+
+    return run_validation(submission_id)
+
+
+@shared_task(name=QUEUES["score"][0])
+def score_submission(submission_id: int):
+    from ..services.pipeline import run_scoring
+
+    return run_scoring(submission_id)
+
+
+@shared_task(name=QUEUES["comet"][0])
+def comet_submission(submission_id: int):
+    from ..services.pipeline import run_comet
+
+    return run_comet(submission_id)
+
+
+@shared_task(name=SWEEP_TASK)
+def sweep_task():
+    from ..services.pipeline import sweep
+
+    return [list(x) for x in sweep()]
