@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from reader_helpers import ReaderWorld, build_reader_world  # noqa: E402
+from reader_helpers import ReaderWorld, build_reader_world
 
 
 @pytest.fixture

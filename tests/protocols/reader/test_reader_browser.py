@@ -21,6 +21,8 @@ import pytest
 from reader_api import Book
 from reader_helpers import PASSWORD, books_of, build_reader_world, new_study
 
+from tests.support.services import require_service
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,28 +33,20 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 ERRORS: list[str] = []
 
 
-def _require(available: bool, reason: str) -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("enface_root_conftest", ROOT / "tests" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.require_service(available, reason)
-
-
 @pytest.fixture(scope="module")
 def live(db_template, tmp_path_factory):
     from enface import create_app
     from enface.config import TestConfig
-    from enface_databases import is_postgres
     from werkzeug.serving import make_server
 
+    from tests.support.databases import is_postgres
+
     if not Path(CHROMIUM).exists():
-        _require(False, f"chromium not found at {CHROMIUM}")
+        require_service(False, f"chromium not found at {CHROMIUM}")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        _require(False, "the playwright Python package is not installed")
+        require_service(False, "the playwright Python package is not installed")
     tmp = tmp_path_factory.mktemp("reader-browser")
     postgres = is_postgres()
     if postgres:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from humaneval.reader_design import counterbalance
-
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol
 from ...campaigns.services import (
@@ -32,8 +30,6 @@ from ...campaigns.services import (
 from ...services.accounts import check_text
 from . import services as svc
 from .design import DEFAULTS, blind_words_in, chunk_plan, default_guidelines, make_plan
-
-MAX_CONFLICT_TRIES = 200
 
 
 class ReaderProtocol(Protocol):
@@ -166,7 +162,7 @@ class ReaderProtocol(Protocol):
 
     def plan_assignments(self, campaign: Campaign, items: list[ItemPlan],
                          annotators: list[Any]) -> list[tuple[int, int, dict[str, Any]]]:
-        slots = design_slots(campaign, items, annotators)
+        slots = svc.design_slots(campaign, items, annotators)
         chunks = {}
         tgt = campaign.testset.tgt_lang
         vs = svc.campaign_versions(campaign)
@@ -254,31 +250,3 @@ def _names_of(testset) -> list[str]:
     subs = db.session.execute(select(Submission.system_name, Team.name).outerjoin(Team, Submission.team_id == Team.id)
                               .where(Submission.testset_id == testset.id)).all()
     return sorted({n for row in subs for n in row if n})
-
-
-def design_slots(campaign: Campaign, items: list[ItemPlan], annotators: list[Any]) -> list[tuple[str, str, int]]:
-    """(annotator id, item index, first version) triples: counterbalanced, no reader on their own team's system.
-
-    The counterbalancing ignores teams; a draw that gives a reader a document holding their team's
-    system is redrawn with the next seed (the design stays balanced), up to 200 times.
-    """
-    per_doc = int(campaign.setting("readers_per_document", 2))
-    per_reader = int(campaign.setting("documents_per_reader", 2))
-    readers = [str(a.id) for a in annotators]
-    teams = {str(a.id): a.user.team_id for a in annotators}
-    docs = [str(i) for i in range(len(items))]
-    if not readers:
-        raise bad("too_few_annotators", "the study has no readers yet: invite or add some first", 409)
-    last_error = ""
-    for attempt in range(MAX_CONFLICT_TRIES):
-        try:
-            slots = counterbalance(readers, docs, readers_per_document=per_doc, documents_per_reader=per_reader,
-                                   seed=campaign.seed + attempt)
-        except ValueError as exc:
-            raise bad("cannot_assign", f"cannot counterbalance: {exc}", 409) from None
-        clash = [s for s in slots if teams[s.reader] and teams[s.reader] in items[int(s.document)].team_ids]
-        if not clash:
-            return [(s.reader, s.document, s.first_version) for s in slots]
-        last_error = f"a reader of team {clash[0].reader} would read their own team's system"
-    raise bad("cannot_assign", f"no counterbalanced design keeps every reader off their own team's system "
-              f"({last_error}): add readers from other teams", 409)

@@ -19,6 +19,8 @@ from flask import url_for
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from humaneval.reader_design import counterbalance
+
 from ...campaigns import clock
 from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item
 from ...campaigns.services import bad, stage_opens_at, version_labels
@@ -30,6 +32,7 @@ from .design import VERSIONS, chunk_sides, reading_order
 from .display import NORMALISATION, chunk_text, count_words, paragraphs
 from .questions import CHUNK, COMPARE, POST, SINGLE, BookVerdict, post_questions, questionnaires_json
 
+MAX_CONFLICT_TRIES = 200
 STAGES = ("immersive", "close", "post")
 STAGE_TITLES = {"immersive": "Part 1 · Immersive reading", "close": "Part 2 · Close reading",
                 "post": "Final questions"}
@@ -595,8 +598,6 @@ def reader_label(annotator: CampaignAnnotator) -> str:
 
 def plan_preview(campaign: Campaign, protocol) -> dict[str, Any]:
     """The counterbalanced design the start would make with today's readers and documents (drafts only)."""
-    from .protocol import design_slots
-
     labels = version_labels(campaign)
     out: dict[str, Any] = {"error": None, "readers": [], "documents": [],
                            "versions": {k: labels.get(v.id, "?") for k, v in
@@ -631,3 +632,31 @@ def design_table(campaign: Campaign) -> list[dict[str, Any]]:
                                "first": asg.plan.get("first"), "book": asg.number,
                                "chunks": len(asg.plan.get("chunks", []))})
     return [by_item[k] for k in sorted(by_item, key=lambda k: by_item[k]["item"].position)]
+
+
+def design_slots(campaign: Campaign, items: list, annotators: list[Any]) -> list[tuple[str, str, int]]:
+    """(annotator id, item index, first version) triples: counterbalanced, no reader on their own team's system.
+
+    The counterbalancing ignores teams; a draw that gives a reader a document holding their team's
+    system is redrawn with the next seed (the design stays balanced), up to 200 times.
+    """
+    per_doc = int(campaign.setting("readers_per_document", 2))
+    per_reader = int(campaign.setting("documents_per_reader", 2))
+    readers = [str(a.id) for a in annotators]
+    teams = {str(a.id): a.user.team_id for a in annotators}
+    docs = [str(i) for i in range(len(items))]
+    if not readers:
+        raise bad("too_few_annotators", "the study has no readers yet: invite or add some first", 409)
+    last_error = ""
+    for attempt in range(MAX_CONFLICT_TRIES):
+        try:
+            slots = counterbalance(readers, docs, readers_per_document=per_doc, documents_per_reader=per_reader,
+                                   seed=campaign.seed + attempt)
+        except ValueError as exc:
+            raise bad("cannot_assign", f"cannot counterbalance: {exc}", 409) from None
+        clash = [s for s in slots if teams[s.reader] and teams[s.reader] in items[int(s.document)].team_ids]
+        if not clash:
+            return [(s.reader, s.document, s.first_version) for s in slots]
+        last_error = f"a reader of team {clash[0].reader} would read their own team's system"
+    raise bad("cannot_assign", f"no counterbalanced design keeps every reader off their own team's system "
+              f"({last_error}): add readers from other teams", 409)
