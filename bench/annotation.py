@@ -250,6 +250,52 @@ def percentile(values: list[float], p: float) -> float:
     return float(numpy.percentile(values, p))
 
 
+def statements_per_request(user: dict) -> dict[str, int]:
+    """SQL statements one save of each kind runs, counted in-process (an app on the bench's database).
+
+    Counted on the engine, BEGIN included: what a request costs the database, whatever the server.
+    """
+    from enface import create_app
+    from enface.config import Config
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    app = create_app(Config.from_env(RATELIMIT_ENABLED=False, WTF_CSRF_ENABLED=False))
+    client = app.test_client()
+    client.post("/auth/login", data={"email": user["email"], "password": PASSWORD})
+    item = user["items"][0]
+    api = f"/annotate/api/items/{item['id']}"
+    client.get(f"/annotate/item/{item['id']}")   # (warms the per-process caches, as a real page view does)
+    text = item["targets"][0]
+    mark = {"rev": 1, "seg": 0, "side": "target", "start": 0, "end": min(3, len(text)), "category": "Style",
+            "subcategory": "Awkwardness", "severity": "Minor"}
+    uid = str(uuid.uuid4())
+    count = [0]
+
+    def counter(*_args):
+        count[0] += 1
+
+    requests = [("mark", lambda: client.put(f"{api}/marks/{uid}", json=mark)),
+                ("edit", lambda: client.put(f"{api}/marks/{uid}", json={**mark, "rev": 2, "severity": "Major"})),
+                ("delete", lambda: client.delete(f"{api}/marks/{uid}", json={"rev": 3})),
+                ("progress", lambda: client.post(f"{api}/progress", json={"cursor": 0, "furthest": 0,
+                                                                          "times": {"0": 1000}}))]
+    client.put(f"{api}/marks/{uuid.uuid4()}", json=mark)   # (the first save of a process loads its scheme)
+    out = {}
+    event.listen(Engine, "before_cursor_execute", counter)
+    try:
+        for kind, send in requests:
+            count[0] = 0
+            r = send()
+            if r.status_code != 200:
+                raise SystemExit(f"bench: {kind} answered {r.status_code}: {r.get_data(as_text=True)[:200]}")
+            out[kind] = count[0]
+    finally:
+        event.remove(Engine, "before_cursor_execute", counter)
+        app.extensions["enface_db"][0].dispose()
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--annotators", type=int, default=20)
@@ -270,6 +316,7 @@ def main() -> int:
     t0 = time.perf_counter()
     env, users = setup(data_dir, args.annotators, args.seed)
     setup_s = time.perf_counter() - t0
+    statements = statements_per_request(users[0])
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = start_server(args.server, env, port, args.workers, args.threads, data_dir / "server.log")
@@ -277,10 +324,12 @@ def main() -> int:
     report: dict = {"annotators": len(users), "cpus": os.cpu_count(), "database": "SQLite (WAL)",
                     "server": f"gunicorn ({args.workers} workers x {args.threads} threads, gthread)"
                     if args.server == "gunicorn" else "werkzeug (threaded)", "setup_s": round(setup_s, 1),
-                    "phases": {}}
+                    "statements_per_request": statements, "phases": {}}
     print(f"Annotation saves: {len(users)} concurrent annotators against {report['server']} on 127.0.0.1, "
           f"{report['database']}, {report['cpus']} CPUs; {args.saves} save requests each, "
           f"first {args.warmup} left out")
+    print("SQL statements per request (in-process, BEGIN included): "
+          + ", ".join(f"{k} {n}" for k, n in statements.items()))
     failed = False
     try:
         for name, think in phases:

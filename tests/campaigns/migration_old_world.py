@@ -188,6 +188,5 @@ def export(out: Path, url: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path.cwd() / "tests" / "campaigns"))   # the old campaign_helpers (cwd: the old tree)
     mode, folder, database = sys.argv[1:4]
     {"build": build, "export": export}[mode](Path(folder), database)

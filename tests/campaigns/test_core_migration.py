@@ -63,7 +63,9 @@ def _old_tree(dest: Path) -> Path:
 
 
 def _run_old(old: Path, mode: str, out: Path, url: str) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(old / "platform"), str(old)])}
+    # the old code, and the old tests' campaign_helpers (which the script imports)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(old / "platform"), str(old),
+                                                        str(old / "tests" / "campaigns")])}
     r = subprocess.run([sys.executable, str(old / "migration_old_world.py"), mode, str(out), url], cwd=old,
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"the old code failed ({mode}):\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}"
