@@ -3,6 +3,9 @@
     enface campaign list
     enface campaign create --testset ID --name NAME [--scheme wmt23-literary] [--redundancy 2]
                            [--docs 5 --words 2200 | --range DOC:1-40 ...] [--system ID ...] [--attention 0.1]
+    enface campaign create --protocol reader --testset ID --name NAME [--version ref1 --version SUBMISSION]
+                           [--range DOC ...] [--readers-per-document 2] [--documents-per-reader 2]
+                           [--lock-hours 24] [--chunk-words 300] [--passphrase TEXT] [--guidelines FILE]
     enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
     enface campaign add-annotator CAMPAIGN EMAIL
     enface campaign start CAMPAIGN
@@ -28,7 +31,7 @@ from ._common import load_app as _app
 
 @click.group("campaign")
 def campaign():
-    """MQM human-evaluation campaigns."""
+    """Human-evaluation campaigns (MQM, reader studies)."""
 
 
 def _run(fn):
@@ -74,11 +77,34 @@ def list_():
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
+@click.option("--protocol", type=click.Choice(["mqm", "reader"]), default="mqm", show_default=True,
+              help="mqm: error spans; reader: the LAIT reader study (two versions read in turn, then compared "
+                   "chunk by chunk; the options below)")
+@click.option("--version", "versions", multiple=True,
+              help="reader: a version compared, twice in order: ref1, ref2 or a submission id "
+                   "(default: ref1 and the first primary system)")
+@click.option("--readers-per-document", type=int, default=2, show_default=True, help="reader")
+@click.option("--documents-per-reader", type=int, default=2, show_default=True, help="reader")
+@click.option("--lock-hours", type=float, default=24.0, show_default=True, help="reader: break before Part 2")
+@click.option("--chunk-words", type=int, default=300, show_default=True, help="reader: about, per chunk")
+@click.option("--passphrase", default="", help="reader: readers type it before their first book")
+@click.option("--guidelines", "guidelines_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="reader: a text file shown to readers (default: the built-in guidelines)")
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
-           attention_kind, source_words, significance_unit, seed, instructions):
+           attention_kind, source_words, significance_unit, seed, instructions, protocol, versions,
+           readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase, guidelines_file):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
+
+    if protocol == "reader":
+        if click.get_current_context().get_parameter_source("sample_words").name == "DEFAULT":
+            sample_words = 0    # a reader study reads whole book openings (or the --range given)
+        guidelines = open(guidelines_file, encoding="utf-8").read() if guidelines_file else ""
+        _run(lambda: _create_reader(testset_id, name, versions, ranges, sample_docs, sample_words, seed, {
+            "readers_per_document": readers_per_document, "documents_per_reader": documents_per_reader,
+            "lock_hours": lock_hours, "chunk_words": chunk_words, "passphrase": passphrase, "guidelines": guidelines}))
+        return
 
     def go():
         ts = testsets.get_testset(testset_id)
@@ -91,6 +117,36 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
         click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
+
+
+def _create_reader(testset_id, name, versions, ranges, sample_docs, sample_words, seed, settings):
+    from ..campaigns import services as svc
+    from ..services import testsets
+
+    ts = testsets.get_testset(testset_id)
+    if not versions:
+        primaries = [s for s in svc.eligible_submissions(ts) if s.label == "primary"]
+        if not primaries:
+            _fail("no primary system to compare with reference 1: give two --version")
+        versions = ("ref1", str(primaries[0].id))
+    if len(versions) != 2 or versions[0] == versions[1]:
+        _fail("a reader study compares two different versions: give --version twice (ref1, ref2 or a submission id)")
+    refs, subs = [], []
+    for v in versions:
+        if v in ("ref1", "ref2"):
+            refs.append(int(v[-1]))
+        elif v.isdigit():
+            subs.append(int(v))
+        else:
+            _fail(f"--version {v!r}: ref1, ref2 or a submission id")
+    c = svc.create_campaign(None, ts, svc.CampaignInput(
+        name=name, submission_ids=subs, references=refs, protocol="reader", strategy="pairs",
+        redundancy=settings["readers_per_document"], ranges="\n".join(ranges), sample_docs=sample_docs,
+        sample_words=sample_words, settings=settings, seed=seed))
+    labels = svc.version_labels(c)
+    click.echo(f"reader study {c.id}: version 1 = {labels[c.versions[0].id]}, version 2 = {labels[c.versions[1].id]}, "
+               f"documents {', '.join(c.ranges)}")
+    click.echo(c.id)
 
 
 @campaign.command("invite")
@@ -155,6 +211,8 @@ def status(campaign_id, as_json):
 
     def go():
         c = svc.get_campaign(campaign_id)
+        if c.protocol != "mqm":
+            return _status_of_protocol(c, as_json)
         from ..protocols.mqm import services as mqm_svc
 
         rows = mqm_svc.load_rows(c)
@@ -182,17 +240,46 @@ def status(campaign_id, as_json):
     _run(go)
 
 
+def _status_of_protocol(c, as_json):
+    """Another protocol's progress (the reader study: each reader's books, where they are)."""
+    from ..campaigns.protocol import protocol_of
+    from ..campaigns.services import fmt_ms
+
+    prog = protocol_of(c).progress(c)
+    rows = [{"reader": f"reader{r['reader'].position}", "email": r["reader"].user.email, "book": r["book"],
+             "document": r["item"].document.name, "where": r["where"], "first": r["first"],
+             "opens_at": r["opens_at"].isoformat() if r["opens_at"] else None, "read_ms": r["read_ms"],
+             "chunks": r["chunks"], "chunks_done": r["chunks_done"], "flags": len(r["flags"])}
+            for r in prog.get("rows", [])]
+    if as_json:
+        click.echo(json.dumps({"id": c.id, "name": c.name, "state": c.state, "protocol": c.protocol,
+                               "counts": prog.get("counts"), "books": rows}, indent=1))
+        return
+    click.echo(f"{c.name} [{c.state}] {c.protocol}: {prog.get('counts')}")
+    for r in rows:
+        click.echo(f"  {r['reader']:8} {r['email']:30} book {r['book']} {r['document']:16} {r['where']:9} "
+                   f"v{r['first']} first, read {fmt_ms(r['read_ms']['1'])}/{fmt_ms(r['read_ms']['2'])}, "
+                   f"chunks {r['chunks_done']}/{r['chunks']}{', FLAGGED' if r['flags'] else ''}")
+
+
 @campaign.command("export")
 @click.argument("campaign_id", type=int)
-@click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["tsv", "json", "jsonl", "csv"]), default=None,
+              help="MQM: tsv (default) or json; reader study: jsonl (default) or csv")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
-    """The annotations in the Marot/Anthea TSV format (or the mqm JSON)."""
+    """The annotations in the Marot/Anthea TSV format (or the mqm JSON); a reader study's answers."""
     from ..campaigns import services as svc
 
     def go():
+        nonlocal fmt
         c = svc.get_campaign(campaign_id)
         from ..campaigns.protocol import protocol_of
+
+        formats = protocol_of(c).exports()
+        fmt = fmt or next(iter(formats))
+        if fmt not in formats:
+            _fail(f"a {c.protocol} campaign exports {', '.join(formats)} (not {fmt})")
 
         text = protocol_of(c).export(c, fmt)
         text = text if text.endswith("\n") or fmt == "tsv" else text + "\n"
@@ -213,6 +300,9 @@ def release(campaign_id):
 
     def go():
         snap = svc.release(svc.get_campaign(campaign_id))
+        if "systems" not in snap:   # (a reader study: its results page, no leaderboard column)
+            click.echo(f"released: the results of {snap.get('records', {}).get('excerpt', 0)} excerpt judgments")
+            return
         click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
                    f"{svc.get_campaign(campaign_id).testset_id}")
     _run(go)
