@@ -395,3 +395,39 @@ def test_a_reader_walks_through_the_study(live, browser):
     found, *_rest = responses(world, books[1]["public_id"])
     assert found[("post", "")]["opinion"] == "Readable, uneven."
     ctx.close()
+
+
+def test_the_organizer_pages(live, browser):
+    """The creation form, the design before the start, progress and results after some reading."""
+    from enface.campaigns import clock
+
+    base, world = live
+    readers = tuple(f"reader{n}@example.org" for n in range(1, 5))
+    cid = new_study(world, readers=readers, ranges="lantern\nharbour\norchard\nmill", start=False, lock_hours=24)
+    ctx, page = login(browser, base, "org@example.org")
+    page.goto(f"{base}/campaigns/new?protocol=reader")
+    shot(page, "20-organizer-pick")
+    page.goto(f"{base}/campaigns/new?testset={world.testset_id}&protocol=reader")
+    shot(page, "21-organizer-new", full=True)
+    page.goto(f"{base}/campaigns/{cid}")
+    assert page.locator("#design-readers tbody tr").count() == 4
+    shot(page, "22-dashboard-design", full=True)
+    page.click("text=Start: assign the books")
+    page.wait_for_selector("#progress-table")
+    # two readers finish Part 1 of a book (one far too fast), one starts Part 2 a day later
+    for n, ms in ((1, 400_000), (2, 4_000)):
+        b = Book(api_client(world, f"reader{n}@example.org"), books_of(world, cid, f"reader{n}@example.org")[0]["public_id"])
+        b.immersive(ms=ms)
+    page.goto(f"{base}/campaigns/{cid}?t={time.monotonic()}#progress")
+    assert page.locator("#progress-table tr.stage-locked").count() == 2
+    assert "fast reading" in page.inner_text("#progress-table")
+    clock.shift(timedelta(hours=25))
+    b = Book(api_client(world, "reader1@example.org"), books_of(world, cid, "reader1@example.org")[0]["public_id"])
+    b.close()
+    page.goto(f"{base}/campaigns/{cid}?t={time.monotonic()}#progress")
+    assert page.locator("#progress-table tr.stage-close").count() == 1
+    shot(page, "23-dashboard-progress", full=True)
+    page.goto(f"{base}/campaigns/{cid}/results")
+    assert page.is_visible("#preferences")
+    shot(page, "24-results", full=True)
+    ctx.close()

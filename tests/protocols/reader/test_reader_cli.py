@@ -18,6 +18,7 @@ def cli_env(world, database_url, tmp_path):
 
 def test_reader_study_from_the_command_line(world, cli_env, tmp_path):
     from enface.commands import main
+
     from humaneval.export import load_export
 
     run = CliRunner().invoke

@@ -114,3 +114,21 @@ def test_progress_locks_times_flags_and_results(world, clock):
     assert org.post(f"/campaigns/{cid}/release").status_code in (302, 303)
     pub = world.client().get(f"/campaigns/{cid}/results")
     assert pub.status_code == 200 and "Reader study" in pub.get_data(as_text=True)
+
+
+def test_untouched_default_guidelines_follow_the_settings(world):
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+    from enface.protocols.reader.design import default_guidelines
+
+    org = world.client("org@example.org")
+    form = {"testset": world.testset_id, "protocol": "reader", "name": "Twelve hours", "version1": "ref1",
+            "version2": "ref2", "docs_mode": "ranges", "ranges": "lantern", "sample_docs": "1", "sample_words": "0",
+            "readers_per_document": "1", "documents_per_reader": "1", "lock_hours": "12", "chunk_words": "200",
+            "fast_words_per_second": "8", "passphrase": "", "guidelines": default_guidelines(24, 300), "seed": ""}
+    r = org.post("/campaigns/new", data=form)
+    assert r.status_code in (302, 303)
+    cid = int(re.search(r"/campaigns/(\d+)", r.headers["Location"]).group(1))
+    with world.ctx():
+        text = db.session.get(Campaign, cid).settings["guidelines"]
+    assert "Part 2 opens 12 hours after" in text and "about 200 words" in text

@@ -117,11 +117,14 @@ class ReaderProtocol(Protocol):
         if form["docs_mode"] == "ranges" and not form["ranges"].strip():
             raise bad("invalid_ranges", "Write at least one document or range (or choose a sample).", field="ranges")
         seed = form["seed"].strip()
+        settings = {k: form[k] for k in DEFAULTS}
+        if settings["guidelines"].split() == default_guidelines(DEFAULTS["lock_hours"], DEFAULTS["chunk_words"]).split():
+            settings["guidelines"] = ""    # untouched: written again for the break and chunk size chosen
         return CampaignInput(
             name=form["name"], submission_ids=subs, references=refs, protocol=self.key, strategy="pairs",
             redundancy=int(form["readers_per_document"]) if str(form["readers_per_document"]).isdigit() else 2,
             ranges=form["ranges"] if form["docs_mode"] == "ranges" else "", sample_docs=form["sample_docs"],
-            sample_words=form["sample_words"], settings={k: form[k] for k in DEFAULTS},
+            sample_words=form["sample_words"], settings=settings,
             seed=int(seed) if seed.isdigit() else None)
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
