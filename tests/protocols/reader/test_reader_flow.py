@@ -203,6 +203,9 @@ def test_export_round_trips_into_humaneval(world, clock):
         assert ch["texts"][good[0]["version"]][good[0]["start"]:good[0]["end"]] == good[0]["text"]
         assert ch["normalisation"] == "lait-display-v1"
     assert res["chunk_preference"]["n"] == kinds["chunk"]
+    chunks_of = sorted(x["chunk"] for x in records if x["record"] == "chunk" and x["reader"] == "reader1"
+                       and x["document"] == ex["document"])
+    assert chunks_of == list(range(len(chunks_of)))             # numbered from 0, as humaneval's format says
     # CSV: one row per version of each judgment
     r = org.get(f"/campaigns/{cid}/export.csv")
     rows = list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))

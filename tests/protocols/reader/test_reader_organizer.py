@@ -132,3 +132,21 @@ def test_untouched_default_guidelines_follow_the_settings(world):
     with world.ctx():
         text = db.session.get(Campaign, cid).settings["guidelines"]
     assert "Part 2 opens 12 hours after" in text and "about 200 words" in text
+
+
+def test_an_organizer_can_look_at_a_readers_book(world):
+    cid = new_study(world, passphrase="evening lamp")
+    info = books_of(world, cid, "reader1@example.org")[0]
+    org = world.client("org@example.org")
+    page = org.get(f"/annotate/item/{info['public_id']}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert 'id="book"' in html and "Read-only view" in html and "passphrase-form" not in html
+    book = Book(world.client("reader1@example.org"), info["public_id"])
+    book.ok("passphrase", "", {"passphrase": "evening lamp"})
+    book.immersive()
+    page = org.get(f"/annotate/item/{info['public_id']}")     # locked for the reader, not for the organizer
+    assert page.status_code == 200 and 'id="close"' in page.get_data(as_text=True)
+    r = org.put(f"/annotate/api/items/{info['public_id']}/responses/{'0' * 8}-0000-4000-8000-{'0' * 12}",
+                json={"rev": 1, "kind": "chunk", "key": "1", "data": {"preference": "1"}})
+    assert r.status_code == 404                                # read, never write

@@ -15,7 +15,8 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from flask import url_for
+from flask import has_request_context, url_for
+from flask_login import current_user
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -325,10 +326,13 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         if asg.plan.get("post"):
             state["post"] = post_state(asg, books)
         return state
-    if not passphrase_accepted(asg, books) and not readonly:
+    # Someone else than the reader (an organizer) sees the reader's page as it stands, read-only.
+    viewer_is_reader = has_request_context() and current_user.is_authenticated \
+        and current_user.id == asg.annotator.user_id
+    if viewer_is_reader and not readonly and not passphrase_accepted(asg, books):
         state["view"] = "passphrase"
         return state
-    if opens_at is not None:
+    if opens_at is not None and viewer_is_reader:
         state["view"] = "locked"
         state["locked"] = {"opens_at": opens_at.isoformat(), "opens_at_text": f"{opens_at:%Y-%m-%d %H:%M} UTC",
                            "title": f"Part 2 of Book {asg.number} is not open yet",
@@ -478,7 +482,7 @@ def _chunk_records(asg, found, study, doc, reader, versions) -> list[dict]:
         a = _data(found, "chunk", str(n))
         pref = a.get("preference")
         out.append({
-            "record": "chunk", "study": study, "document": doc, "reader": reader, "chunk": n,
+            "record": "chunk", "study": study, "document": doc, "reader": reader, "chunk": n - 1,   # from 0
             "versions": versions, "texts": chunk, "displayed": [sides["1"], sides["2"]],
             "preference": sides.get(pref) if pref else None,
             "difficulty": a.get("difficulty"), "justification": a.get("justification"),
