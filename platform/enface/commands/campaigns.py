@@ -72,10 +72,12 @@ def list_():
 @click.option("--attention-kind", type=click.Choice(ATTENTION_KINDS), default="mixed")
 @click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
+@click.option("--words-per-second", type=float, default=20, show_default=True,
+              help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
-           attention_kind, source_words, significance_unit, seed, instructions):
+           attention_kind, source_words, significance_unit, words_per_second, seed, instructions):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
@@ -87,7 +89,8 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
             name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
             sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
             settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
-                      "source_words": source_words, "significance_unit": significance_unit}))
+                      "source_words": source_words, "significance_unit": significance_unit,
+                      "words_per_second": words_per_second}))
         click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
