@@ -206,11 +206,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             _emit(scheme.to_dict())
         else:
             print(f"{scheme.name}: {scheme.title}\n{scheme.score_formula}\n")
-            print("severities: " + ", ".join(f"{s.name} {s.weight:g}" for s in scheme.severities))
+            print("severities: " + ", ".join(f"{s.name} ({s.short}) {s.weight:g}" for s in scheme.severities))
+            print("marked on the target unless [sides] say otherwise")
+
+            def sides(cat: Any) -> str:
+                return "" if cat.sides == ("target",) else f" [{', '.join(cat.sides)}]"
             for c in scheme.categories:
-                print(f"\n{c.name}: {c.definition}")
+                print(f"\n{c.name}{sides(c) if not c.subcategories else ''}: {c.definition}")
                 for sc in c.subcategories:
-                    print(f"  {c.name}/{sc.name}: {sc.definition}" + (f"\n    e.g. {sc.example}" if sc.example else ""))
+                    print(f"  {c.name}/{sc.name}{sides(sc)}: {sc.definition}"
+                          + (f"\n    e.g. {sc.example}" if sc.example else ""))
         return EXIT_OK
 
     if args.command == "convert":

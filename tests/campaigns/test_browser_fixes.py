@@ -364,3 +364,66 @@ def test_dashboard_flags_a_fast_reader(live, browser):
     assert len(flagged) == 1 and "Annotator 3" in flagged[0]
     shot(page, "48-dashboard-pace-flag")
     ctx.close()
+
+
+def test_autosave_queue_api(live, browser):
+    """static/autosave.js on its own (no MQM): supersede by key, retry with backoff, refusals, 401, flush, revisions."""
+    import json as jsonlib
+
+    base, world = live
+    _cid, item = _one_item(world, "ann2@example.org", seed=49)
+    ctx, page = login(browser, base, "ann2@example.org")
+    open_item(page, base, item["public_id"])         # a page that loads autosave.js
+    calls = []
+
+    def answer(route):
+        req = route.request
+        path = req.url.split("/autosave-test/")[1]
+        calls.append((req.method, path, jsonlib.loads(req.post_data or "null"), req.headers.get("x-csrftoken")))
+        if path == "flaky" and sum(1 for c in calls if c[1] == "flaky") == 1:
+            route.fulfill(status=503, body="{}", content_type="application/json")
+        elif path == "bad":
+            route.fulfill(status=400, body='{"error": {"message": "refused for a reason"}}', content_type="application/json")
+        elif path == "auth":
+            route.fulfill(status=401, body="{}", content_type="application/json")
+        else:
+            route.fulfill(status=200, body='{"ok": true}', content_type="application/json")
+
+    page.route("**/autosave-test/**", answer)
+    out = page.evaluate("""async () => {
+        const states = [], refused = [], saved = [];
+        const q = new AutosaveQueue({key: 'test:queue', csrfToken: 'tok',
+          onStatus: (s) => states.push(s.state), onRefused: (op, status) => refused.push([op.url, status]),
+          onSaved: (op) => saved.push(op.url)});
+        q.put('/autosave-test/flaky', {rev: 1});
+        q.put('/autosave-test/ok', {n: 1}, {key: 'k'});
+        q.put('/autosave-test/ok', {n: 2}, {key: 'k'});          // replaces {n: 1}, not sent yet
+        let live = 'first';
+        q.post('/autosave-test/ok', () => ({live: live}), {key: 'p', quiet: true});
+        q.delete('/autosave-test/bad', {rev: 3});
+        const stored = JSON.parse(localStorage.getItem('test:queue'));
+        live = 'at send time';
+        const flushed = await q.flush(10000);
+        const after = localStorage.getItem('test:queue');
+        const revs = [q.nextRev('x'), q.nextRev('x')]; q.seenRev('x', 10); revs.push(q.nextRev('x'));
+        const q2 = new AutosaveQueue({key: 'test:queue2', csrfToken: 'tok'});
+        q2.put('/autosave-test/auth', {rev: 1});
+        const flushed2 = await q2.flush(1500);
+        return {stored: stored.map(o => [o.method, o.url, o.body]), flushed, after, pending: q.pending(), states, refused,
+                saved, revs, uuid: AutosaveQueue.uuid(), flushed2, pending2: q2.pending(),
+                stored2: JSON.parse(localStorage.getItem('test:queue2')).length};
+    }""")
+    assert out["stored"] == [["PUT", "/autosave-test/flaky", {"rev": 1}], ["PUT", "/autosave-test/ok", {"n": 2}],
+                             ["POST", "/autosave-test/ok", {"live": "first"}], ["DELETE", "/autosave-test/bad", {"rev": 3}]]
+    assert out["flushed"] is True and out["after"] is None and out["pending"] == 0
+    sent = [(m, p, b) for m, p, b, _tok in calls if p != "auth"]
+    assert sent == [("PUT", "flaky", {"rev": 1}), ("PUT", "flaky", {"rev": 1}), ("PUT", "ok", {"n": 2}),
+                    ("POST", "ok", {"live": "at send time"}), ("DELETE", "bad", {"rev": 3})]
+    assert all(tok == "tok" for *_x, tok in calls)
+    assert "offline" in out["states"] and out["states"][-1] == "error"       # the refusal is shown until a success
+    assert out["refused"] == [["/autosave-test/bad", 400]]
+    assert out["revs"] == [1, 2, 11]
+    assert len(out["uuid"]) == 36 and out["uuid"][14] == "4"
+    # signed out: sending stops, the change stays stored for the next visit
+    assert out["flushed2"] is False and out["pending2"] == 1 and out["stored2"] == 1
+    ctx.close()

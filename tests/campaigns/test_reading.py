@@ -107,3 +107,21 @@ def test_dashboard_flags_an_annotator_who_reads_too_fast(world):
     assert "too fast" in rows["ann3@example.org"]
     assert "too fast" not in rows["ann1@example.org"] and "too fast" not in rows["ann2@example.org"]
     assert "Time / word" in html and "20 words a second" in html
+
+
+def test_the_reading_speed_is_a_campaign_setting(world):
+    from campaign_helpers import assignments_of, new_campaign
+
+    dwell = {}
+    for wps in (20, 2):
+        cid = new_campaign(world, annotators=("ann1@example.org",), redundancy=1, ranges="river.1",
+                           systems=["zephyr-mt"], words_per_second=wps)
+        pid = assignments_of(world, cid, "ann1@example.org")[0]["public_id"]
+        state = world.client("ann1@example.org").get(f"/annotate/api/items/{pid}").get_json()
+        assert state["words_per_second"] == wps
+        dwell[wps] = state["dwell_ms"]
+    assert [round(slow / fast) for slow, fast in zip(dwell[2], dwell[20])] == [10] * len(dwell[2])
+    # and the server holds to it: 5 s on a segment is enough at 20 words a second, not at 2
+    c = world.client("ann1@example.org")
+    r = c.post(f"/annotate/api/items/{pid}/progress", json={"cursor": 0, "furthest": 0, "times": {"0": 5000}})
+    assert r.get_json()["furthest"] == -1

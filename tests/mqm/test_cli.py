@@ -196,4 +196,7 @@ def test_errors_wilcoxon_and_schemes_commands():
     assert "wmt23-literary" in ok_json("schemes", "--json")
     shown = ok_json("schemes", "wmt23-literary", "--json")
     assert [s["weight"] for s in shown["severities"]] == [0, 5, 10, 25]
-    assert "cultivator" in run("schemes", "wmt23-literary").stdout
+    shown_text = run("schemes", "wmt23-literary").stdout
+    assert "cultivator" in shown_text
+    assert "Accuracy/Omission [source]:" in shown_text and "Others [target, source]:" in shown_text
+    assert "Minor (Mi) 5" in shown_text

@@ -75,6 +75,8 @@ def list_():
 @click.option("--attention-kind", type=click.Choice(ATTENTION_KINDS), default="mixed")
 @click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
+@click.option("--words-per-second", type=float, default=20, show_default=True,
+              help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
 @click.option("--protocol", type=click.Choice(["mqm", "reader"]), default="mqm", show_default=True,
@@ -91,7 +93,7 @@ def list_():
 @click.option("--guidelines", "guidelines_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="reader: a text file shown to readers (default: the built-in guidelines)")
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
-           attention_kind, source_words, significance_unit, seed, instructions, protocol, versions,
+           attention_kind, source_words, significance_unit, words_per_second, seed, instructions, protocol, versions,
            readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase, guidelines_file):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
@@ -113,7 +115,8 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
             name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
             sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
             settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
-                      "source_words": source_words, "significance_unit": significance_unit}))
+                      "source_words": source_words, "significance_unit": significance_unit,
+                      "words_per_second": words_per_second}))
         click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
