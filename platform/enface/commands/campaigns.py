@@ -145,7 +145,8 @@ def _create_reader(testset_id, name, versions, ranges, sample_docs, sample_words
     c = svc.create_campaign(None, ts, svc.CampaignInput(
         name=name, submission_ids=subs, references=refs, protocol="reader", strategy="pairs",
         redundancy=settings["readers_per_document"], ranges="\n".join(ranges), sample_docs=sample_docs,
-        sample_words=sample_words, settings=settings, seed=seed))
+        sample_words=sample_words, settings=settings, seed=seed,
+        version_order=[v if v.startswith("ref") else f"sub{v}" for v in versions]))
     labels = svc.version_labels(c)
     click.echo(f"reader study {c.id}: version 1 = {labels[c.versions[0].id]}, version 2 = {labels[c.versions[1].id]}, "
                f"documents {', '.join(c.ranges)}")

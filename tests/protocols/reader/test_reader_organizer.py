@@ -150,3 +150,21 @@ def test_an_organizer_can_look_at_a_readers_book(world):
     r = org.put(f"/annotate/api/items/{info['public_id']}/responses/{'0' * 8}-0000-4000-8000-{'0' * 12}",
                 json={"rev": 1, "kind": "chunk", "key": "1", "data": {"preference": "1"}})
     assert r.status_code == 404                                # read, never write
+
+
+def test_version_one_is_the_one_chosen_first(world):
+    """A system as version 1 against reference 1 as version 2 stays in that order (positions follow the choice)."""
+    org = world.client("org@example.org")
+    sub = world.subs["owlet-nmt"]
+    form = {"testset": world.testset_id, "protocol": "reader", "name": "System first", "version1": f"sub{sub}",
+            "version2": "ref1", "docs_mode": "ranges", "ranges": "lantern", "sample_docs": "1", "sample_words": "0",
+            "readers_per_document": "2", "documents_per_reader": "1", "lock_hours": "24", "chunk_words": "300",
+            "fast_words_per_second": "8", "passphrase": "", "guidelines": "", "seed": "3"}
+    r = org.post("/campaigns/new", data=form)
+    assert r.status_code == 302, r.get_data(as_text=True)[:2000]
+    cid = int(r.headers["Location"].rstrip("/").split("/")[-1])
+    from enface.campaigns import services as svc
+
+    with world.ctx():
+        c = svc.get_campaign(cid)
+        assert [(v.submission_id, v.reference) for v in c.versions] == [(sub, None), (None, 1)]

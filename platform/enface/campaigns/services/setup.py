@@ -93,6 +93,9 @@ class CampaignInput:
     protocol: str = "mqm"
     settings: dict[str, Any] = field(default_factory=dict)
     references: list[int] = field(default_factory=list)     # 1 and/or 2: references evaluated as versions
+    # The versions' order, when it matters (a reader study's version 1 and 2): "ref1", "sub12", ...;
+    # empty: references first, then systems by id.
+    version_order: list[str] = field(default_factory=list)
     strategy: str = ""               # "" = the protocol's default
     redundancy: int = 1
     ranges: str = ""                 # "doc:1-40" lines; empty: sample
@@ -145,16 +148,22 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     except logic.CampaignError as exc:
         raise bad("invalid_ranges", str(exc), field="ranges") from None
 
+    order = [f"ref{r}" for r in refs] + [f"sub{i}" for i in ids]
+    if data.version_order:
+        if sorted(data.version_order) != sorted(order):
+            raise bad("invalid_field", "the version order must list exactly the chosen versions", field="versions")
+        order = list(data.version_order)
     with db.write():
         campaign = Campaign(testset_id=ts.id, name=name, protocol=protocol.key, settings=settings, strategy=strategy,
                             redundancy=redundancy, instructions=instructions, ranges=[str(r) for r in ranges],
                             seed=seed, created_by_id=user.id if user is not None else None)
         db.session.add(campaign)
         db.session.flush()
-        for pos, ref in enumerate(refs):
-            db.session.add(CampaignVersion(campaign_id=campaign.id, reference=ref, position=pos))
-        for pos, sid in enumerate(ids, len(refs)):
-            db.session.add(CampaignVersion(campaign_id=campaign.id, submission_id=sid, position=pos))
+        for pos, key in enumerate(order):
+            number = int(key[3:])
+            db.session.add(CampaignVersion(campaign_id=campaign.id, position=pos,
+                                           **({"reference": number} if key.startswith("ref")
+                                              else {"submission_id": number})))
     return campaign
 
 

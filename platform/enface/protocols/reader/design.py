@@ -22,6 +22,12 @@ from humaneval.reader_design import chunk_segments
 from .display import count_words, normalise
 
 VERSIONS = ("1", "2")
+# The stages of one book: Part 1, Part 2 (after the break), the final questions (on the last book).
+STAGES = ("immersive", "close", "post")
+
+
+STAGE_TITLES = {"immersive": "Part 1 · Immersive reading", "close": "Part 2 · Close reading",
+                "post": "Final questions"}
 
 DEFAULTS: dict[str, Any] = {
     "readers_per_document": 2,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...campaigns.models import Assignment, Campaign, Item
-from ...campaigns.protocol import ItemPlan, Protocol
+from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
     CampaignInput,
     bad,
@@ -28,8 +28,8 @@ from ...campaigns.services import (
     whole_number,
 )
 from ...services.accounts import check_text
-from . import services as svc
-from .design import DEFAULTS, blind_words_in, chunk_plan, default_guidelines, make_plan
+from . import exports, page, responses, results, stages, texts
+from .design import DEFAULTS, STAGES, blind_words_in, chunk_plan, default_guidelines, make_plan
 
 
 class ReaderProtocol(Protocol):
@@ -44,7 +44,7 @@ class ReaderProtocol(Protocol):
     dashboard_template = "reader/dashboard.html"
     results_template = "reader/results.html"
     new_template = "reader/new.html"
-    stages = svc.STAGES
+    stages = STAGES
 
     @property
     def blueprint(self):
@@ -122,6 +122,7 @@ class ReaderProtocol(Protocol):
             settings["guidelines"] = ""    # untouched: written again for the break and chunk size chosen
         return CampaignInput(
             name=form["name"], submission_ids=subs, references=refs, protocol=self.key, strategy="pairs",
+            version_order=[form["version1"], form["version2"]],
             redundancy=int(form["readers_per_document"]) if str(form["readers_per_document"]).isdigit() else 2,
             ranges=form["ranges"] if form["docs_mode"] == "ranges" else "", sample_docs=form["sample_docs"],
             sample_words=form["sample_words"], settings=settings,
@@ -133,11 +134,11 @@ class ReaderProtocol(Protocol):
     def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
         ctx: dict[str, Any] = {"summary": self.settings_summary(campaign)}
         if campaign.state == "draft":
-            ctx["preview"] = svc.plan_preview(campaign, self)
+            ctx["preview"] = results.plan_preview(campaign, self)
         else:
-            ctx["prog"] = svc.progress(campaign)
-            ctx["design"] = svc.design_table(campaign)
-            ctx["results"] = svc.results(campaign)
+            ctx["prog"] = results.progress(campaign)
+            ctx["design"] = results.design_table(campaign)
+            ctx["results"] = results.results(campaign)
         return ctx
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
@@ -148,13 +149,13 @@ class ReaderProtocol(Protocol):
     # -- the start ------------------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
         """One item per document range, holding both versions (slots 1 and 2)."""
-        vs = svc.campaign_versions(campaign)
+        vs = texts.campaign_versions(campaign)
         docs = {d.name: d for d in campaign.testset.documents}
         plans = []
         for r in parsed_ranges(campaign, testset_docs(campaign.testset)):
             doc = docs[r.doc]
             for k, v in vs.items():
-                if svc.version_texts(v, doc.id, r.start - 1, r.end) is None:
+                if texts.version_texts(v, doc.id, r.start - 1, r.end) is None:
                     raise bad("missing_output", f"version {k} ({version_labels(campaign)[v.id]}) has no text for "
                               f"{r}", 409)
             teams = frozenset(v.submission.team_id for v in vs.values()
@@ -165,18 +166,18 @@ class ReaderProtocol(Protocol):
 
     def plan_assignments(self, campaign: Campaign, items: list[ItemPlan],
                          annotators: list[Any]) -> list[tuple[int, int, dict[str, Any]]]:
-        slots = svc.design_slots(campaign, items, annotators)
+        slots = results.design_slots(campaign, items, annotators)
         chunks = {}
         tgt = campaign.testset.tgt_lang
-        vs = svc.campaign_versions(campaign)
+        vs = texts.campaign_versions(campaign)
         out = []
         for reader, doc, first in slots:
             i, a = int(doc), int(reader)
             if i not in chunks:
                 p = items[i]
-                texts = {k: svc.version_texts(v, p.document_id, p.seg_start, p.seg_end) or [""] * (p.seg_end - p.seg_start)
-                         for k, v in vs.items()}
-                chunks[i] = chunk_plan(texts, int(campaign.setting("chunk_words", 300)), tgt)
+                whole = {k: texts.version_texts(v, p.document_id, p.seg_start, p.seg_end)
+                         or [""] * (p.seg_end - p.seg_start) for k, v in vs.items()}
+                chunks[i] = chunk_plan(whole, int(campaign.setting("chunk_words", 300)), tgt)
             out.append((i, a, make_plan(first, chunks[i], f"{campaign.seed}:{a}:{i}")))
         return out
 
@@ -196,19 +197,19 @@ class ReaderProtocol(Protocol):
     # -- the reader -----------------------------------------------------------------------------------------
     def list_status(self, asg: Assignment) -> dict[str, Any]:
         """Where the reader is in one book, for their list of books."""
-        return svc.list_status(asg)
+        return page.list_status(asg)
 
     def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
-        return svc.item_state(asg, readonly=readonly)
+        return page.item_state(asg, readonly=readonly)
 
     def check_response(self, asg: Assignment, kind: str, key: str, data: Any) -> dict[str, Any]:
-        return svc.check_response(asg, kind, key, data)
+        return responses.check_response(asg, kind, key, data)
 
     def check_finish(self, asg: Assignment) -> None:
-        svc.check_finish(asg)
+        stages.check_finish(asg)
 
     def on_stage_finish(self, asg: Assignment) -> None:
-        svc.record_flags(asg)
+        stages.record_flags(asg)
 
     def stage_lock_hours(self, campaign: Campaign, stage: int) -> float:
         return float(campaign.setting("lock_hours", 24.0)) if stage == 1 else 0.0
@@ -217,10 +218,10 @@ class ReaderProtocol(Protocol):
     def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
         if campaign.state == "released" and campaign.results and not organizer:
             return campaign.results
-        return svc.results(campaign)
+        return results.results(campaign)
 
     def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
-        res = svc.results(campaign)
+        res = results.results(campaign)
         if res.get("empty"):
             raise bad("no_results", "no reader has finished Part 1 of a book yet: nothing to release", 409)
         return res
@@ -231,13 +232,13 @@ class ReaderProtocol(Protocol):
 
     def export(self, campaign: Campaign, fmt: str) -> str:
         if fmt == "jsonl":
-            return svc.export_jsonl(campaign)
+            return exports.export_jsonl(campaign)
         if fmt == "csv":
-            return svc.export_csv(campaign)
+            return exports.export_csv(campaign)
         return super().export(campaign, fmt)
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
-        return svc.progress(campaign)
+        return results.progress(campaign)
 
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
@@ -253,3 +254,6 @@ def _names_of(testset) -> list[str]:
     subs = db.session.execute(select(Submission.system_name, Team.name).outerjoin(Team, Submission.team_id == Team.id)
                               .where(Submission.testset_id == testset.id)).all()
     return sorted({n for row in subs for n in row if n})
+
+
+PROTOCOL = register(ReaderProtocol())

@@ -7,7 +7,7 @@ from flask import Blueprint, jsonify
 from ...campaigns import services as core
 from ...campaigns.protocol import protocol_of
 from ...campaigns.views import organizer_required
-from . import services as svc
+from . import results
 
 bp = Blueprint("reader", __name__, url_prefix="/protocols/reader", static_folder="static",
                template_folder="templates")
@@ -21,8 +21,8 @@ def design_json(campaign_id: int):
     if campaign.protocol != "reader":
         return jsonify({"error": {"code": "not_found", "message": "not a reader study", "details": {}}}), 404
     if campaign.state == "draft":
-        return jsonify(svc.plan_preview(campaign, protocol_of(campaign)))
-    rows = svc.design_table(campaign)
+        return jsonify(results.plan_preview(campaign, protocol_of(campaign)))
+    rows = results.design_table(campaign)
     return jsonify({"documents": [{"document": protocol_of(campaign).item_label(r["item"]),
                                    "readers": [{k: v for k, v in x.items() if k != "name"} for x in r["readers"]]}
                                   for r in rows]})
