@@ -203,9 +203,9 @@ def test_campaign_closed_between_lookup_and_save_refuses_changes(setup, monkeypa
         return asg
 
     from enface.campaigns.services import annotating
-    from enface.protocols.mqm import services as mqm_svc
+    from enface.protocols.mqm.services import marks as mqm_marks
 
-    for module in (annotating, mqm_svc):   # where the core and MQM look the assignment up
+    for module in (annotating, mqm_marks):   # where the core and MQM look the assignment up
         monkeypatch.setattr(module, "get_assignment", get_assignment_then_close)
     requests = [
         lambda: c.post(f"/annotate/api/items/{pid}/progress",

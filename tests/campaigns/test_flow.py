@@ -205,7 +205,9 @@ def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
         assert [r["system"] for g in res["groups"] for r in g["rows"]] == ["zebra-mt"]
         # the same with a scheme where lower is better (None counted as 0 used to rank first)
         lower = dataclasses.replace(mqm.load_scheme("wmt23-literary"), higher_is_better=False)
-        monkeypatch.setattr(mqm_svc, "get_scheme", lambda name: lower)
+        from enface.protocols.mqm.services import results as mqm_results
+
+        monkeypatch.setattr(mqm_results, "get_scheme", lambda name: lower)
         res = mqm_svc.compute_results(svc.get_campaign(cid))
         assert res["higher_is_better"] is False
         assert res["order"] == ["zebra-mt", "aardvark-mt"]
