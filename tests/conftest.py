@@ -2,7 +2,7 @@
 ``.ci/run`` sets ENFACE_STRICT_SERVICES=1, which turns those skips into failures.
 
 The helpers live in the package ``tests.support``; its fixtures of fresh databases and apps
-(``db_template``, ``database_url``, ``make_app``), used by tests/platform and tests/campaigns,
+(``db_template``, ``database_url``, ``make_app``), used by tests/platform and tests/protocols,
 are registered here as a plugin.
 """
 
@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import DEMO
-from tests.support.services import require_service
 
 pytest_plugins = ["tests.support.databases"]
 
-__all__ = ["require_service"]   # tests/campaigns/campaign_helpers.py loads this file by path for it
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ def test_the_test_tree_mirrors_the_source_without_sys_path_tricks():
     """tests/ is a package; the library tests are its packages (tests.mqm.test_cli, tests.scoring.test_cli),
     helpers are imported from tests.support. tests/platform is never a regular package: one named
     ``platform`` would shadow the standard library wherever tests/ is on sys.path (``python -m pytest``
-    run from tests/). Its tests and tests/campaigns' are imported by file name, so those names are unique."""
+    run from tests/). Its tests and tests/protocols' are imported by file name, so those names are unique."""
     tests = ROOT / "tests"
     for pkg in (tests, tests / "support", tests / "mqm", tests / "scoring"):
         assert (pkg / "__init__.py").is_file(), pkg

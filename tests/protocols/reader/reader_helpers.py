@@ -25,7 +25,7 @@ def _fast_hash() -> str:
 
 
 def fast_user(email: str, role: str, name: str = "", team: str | None = None) -> int:
-    """A user whose password is cheap to check (as tests/campaigns/campaign_helpers.py does)."""
+    """A user whose password is cheap to check (as tests/support/campaigns.py does)."""
     from enface.extensions import db
     from enface.models import User
     from enface.services import accounts

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from campaign_helpers import PASSWORD, assignments_of, finish, new_campaign, put_mark, read_all
 from click.testing import CliRunner
 
 import mqm
+from tests.support.campaigns import PASSWORD, assignments_of, finish, new_campaign, put_mark, read_all
 
 
 def test_only_organizers_reach_campaign_pages(world):

@@ -34,7 +34,8 @@ The "Average" row correlates each rater with the Table 4 average; the average pe
 from __future__ import annotations
 
 import pytest
-from campaign_helpers import assignments_of, finish, new_campaign, put_mark, read_all
+
+from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
 
 RATERS = ("ann1@example.org", "ann2@example.org", "ann3@example.org")
 PLAN = {

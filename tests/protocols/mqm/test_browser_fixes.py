@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from campaign_helpers import add_submission, assignments_of, mark_uuid, new_campaign, write_testset
 from test_browser import (  # noqa: F401  (the fixtures: pytest finds them in this module's namespace)
     ERRORS,
     _no_js_errors,
@@ -26,6 +25,8 @@ from test_browser import (  # noqa: F401  (the fixtures: pytest finds them in th
     shot,
     wait_saved,
 )
+
+from tests.support.campaigns import add_submission, assignments_of, mark_uuid, new_campaign, write_testset
 
 pytestmark = pytest.mark.browser
 

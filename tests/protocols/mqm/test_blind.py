@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from campaign_helpers import SYSTEMS, assignments_of, finish, new_campaign, put_mark, read_all
+
+from tests.support.campaigns import SYSTEMS, assignments_of, finish, new_campaign, put_mark, read_all
 
 
 def _secrets(world, exclude_team: str | None = None) -> list[str]:

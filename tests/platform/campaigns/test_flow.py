@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from campaign_helpers import assignments_of, finish, new_campaign, put_mark, read_all
 from sqlalchemy import select
 
 import mqm
+from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
 
 
 def _svc():
@@ -174,7 +174,7 @@ def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
     higher or lower is better, as in the groups' rankings (it used to count as a score of 0)."""
     import dataclasses
 
-    from campaign_helpers import build_world
+    from tests.support.campaigns import build_world
 
     docs = {"marks": ["…", "— — —"], "tiny": ["Go home."]}
     outputs = {"marks": ["…", "— — —"], "tiny": ["Geh heim."]}

@@ -93,7 +93,7 @@ def test_pace_outliers():
 
 
 def test_dashboard_flags_an_annotator_who_reads_too_fast(world):
-    from campaign_helpers import assignments_of, new_campaign, read_all
+    from tests.support.campaigns import assignments_of, new_campaign, read_all
 
     raters = ("ann1@example.org", "ann2@example.org", "ann3@example.org")
     cid = new_campaign(world, annotators=raters, redundancy=3, ranges="river.1")
@@ -110,7 +110,7 @@ def test_dashboard_flags_an_annotator_who_reads_too_fast(world):
 
 
 def test_the_reading_speed_is_a_campaign_setting(world):
-    from campaign_helpers import assignments_of, new_campaign
+    from tests.support.campaigns import assignments_of, new_campaign
 
     dwell = {}
     for wps in (20, 2):

@@ -4,7 +4,8 @@ and a segment counts as read only after its minimum dwell time (progress clipped
 from __future__ import annotations
 
 import pytest
-from campaign_helpers import assignments_of, finish, new_campaign, put_mark, read_all
+
+from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
 
 OMISSION = {"seg": 0, "side": "source", "start": 0, "end": 3, "category": "Accuracy", "subcategory": "Omission",
             "severity": "Minor"}

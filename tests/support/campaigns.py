@@ -1,12 +1,16 @@
-"""Helpers of the MQM campaign tests: the world (test set, systems, annotators) and API shortcuts."""
+"""Helpers of the campaign tests (the core and MQM): the world (test set, systems, annotators),
+API shortcuts, and the ``app`` and ``world`` fixtures their conftest files import."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import uuid as uuidlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
+
+from .services import require_service  # noqa: F401  (the browser tests take it from here)
 
 PASSWORD = "correct horse battery"
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,12 +52,6 @@ OUTPUTS = {
 }
 
 
-def require_service(available: bool, reason: str) -> None:
-    """tests/conftest.py's require_service (loaded by path: several conftest modules exist)."""
-    spec = importlib.util.spec_from_file_location("enface_root_conftest", ROOT / "tests" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.require_service(available, reason)
 
 
 # --------------------------------------------------------------------------- the world
@@ -237,3 +235,15 @@ def read_all(client, public_id: str, n: int, ms: int = 30_000):
 
 def finish(client, public_id: str):
     return client.post(f"/annotate/api/items/{public_id}/finish", json={})
+
+
+# The fixtures of the campaign tests (tests/platform/campaigns, tests/protocols/mqm): their conftest files import them.
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+@pytest.fixture
+def world(app, tmp_path) -> World:
+    return build_world(app, tmp_path)

@@ -11,7 +11,8 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 
 import pytest
-from campaign_helpers import assignments_of, new_campaign, put_mark
+
+from tests.support.campaigns import assignments_of, new_campaign, put_mark
 
 
 @pytest.fixture

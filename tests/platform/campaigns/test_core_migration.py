@@ -1,7 +1,7 @@
 """Migration core01 (MQM-only campaign tables -> the protocol core) loses nothing.
 
 The OLD code (commit f40ba2c, the last before the core) is taken out of git and run in a subprocess
-(tests/campaigns/migration_old_world.py): it builds a database at revision mqm01 with two realistic
+(migration_old_world.py beside this file, run in the old tree, whose helpers were tests/campaigns/campaign_helpers.py): it builds a database at revision mqm01 with two realistic
 MQM campaigns through the old services and API (one released, one open) and writes what it shows of
 them. The database is then upgraded to head and the NEW code must show exactly the same, byte for
 byte; the downgrade must give back the old tables' rows unchanged, and the old code must again show
@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from campaign_helpers import World, put_mark, require_service
 from migration_old_world import dump, progress_numbers
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.campaigns import World, put_mark, require_service
+
+ROOT = Path(__file__).resolve().parents[3]
 OLD_COMMIT = "f40ba2c"
 OLD_PATHS = ("platform", "mqm", "scoring", "migrations", "alembic.ini", "tests", "templates")
 OLD_TABLES = ("mqm_campaigns", "mqm_campaign_systems", "mqm_campaign_invites", "mqm_campaign_annotators",
@@ -314,7 +315,7 @@ def test_upgrade_keeps_every_row_view_link_and_item(old_world, tmp_path):
         assert r.status_code == 409
 
         # ---- new rows after the upgrade: a new campaign (ids past the carried-over ones: sequences moved on)
-        from campaign_helpers import new_campaign
+        from tests.support.campaigns import new_campaign
 
         cid = new_campaign(world, annotators=("ann3@example.org", "ann4@example.org"), attention=0.5)
         with app.app_context():

@@ -7,7 +7,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from campaign_helpers import PASSWORD, assignments_of, finish, mark_uuid, new_campaign, put_mark, read_all
+
+from tests.support.campaigns import (
+    PASSWORD,
+    assignments_of,
+    finish,
+    mark_uuid,
+    new_campaign,
+    put_mark,
+    read_all,
+)
 
 GOOD = {"seg": 0, "start": 0, "end": 3, "category": "Accuracy", "subcategory": "Mistranslation", "severity": "Major"}
 
@@ -307,11 +316,12 @@ def test_concurrent_retries_of_one_mark_make_one_mark(setup):
 
 def test_texts_are_escaped_everywhere(world, tmp_path):
     """Hostile text in a system output and in a note never reaches the page as markup."""
-    from campaign_helpers import add_submission, write_testset
     from enface.campaigns import services as svc
     from enface.extensions import db
     from enface.models import User
     from enface.services.testsets import import_testset
+
+    from tests.support.campaigns import add_submission, write_testset
 
     evil = '</script><script>alert("x")</script><img src=x onerror=alert(1)>'
     with world.ctx():

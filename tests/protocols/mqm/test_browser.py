@@ -16,13 +16,20 @@ import time
 from pathlib import Path
 
 import pytest
-from campaign_helpers import PASSWORD, SYSTEMS, assignments_of, build_world, new_campaign, require_service
 
+from tests.support.campaigns import (
+    PASSWORD,
+    SYSTEMS,
+    assignments_of,
+    build_world,
+    new_campaign,
+    require_service,
+)
 from tests.support.databases import is_postgres
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("ENFACE_CHROMIUM") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -355,11 +362,12 @@ def test_other_items_and_system_names_are_out_of_reach(live, browser):
 def test_rtl_and_cjk(live, browser, tmp_path):
     """A zh->ar item: Chinese characters are single words; Arabic runs right to left."""
     base, world = live
-    from campaign_helpers import add_submission, write_testset
     from enface.campaigns import services as svc
     from enface.extensions import db
     from enface.models import User
     from enface.services.testsets import import_testset
+
+    from tests.support.campaigns import add_submission, write_testset
 
     with world.ctx():
         ts = import_testset(write_testset(tmp_path / "zh", ZH_DOCS, "zh", "ar", name="Lantern zh-ar"), "Lit 2026")
@@ -402,11 +410,12 @@ def test_rtl_and_cjk(live, browser, tmp_path):
 
 def test_organizer_pages(live, browser):
     """The dashboard (progress, agreement tables, error chart), the form, the leaderboard with MQM."""
-    from campaign_helpers import mark_uuid
     from enface.campaigns import services as svc
     from enface.extensions import db
     from enface.models import User
     from enface.protocols.mqm import services as mqm_svc
+
+    from tests.support.campaigns import mark_uuid
 
     base, world = live
     raters = ("ann1@example.org", "ann2@example.org", "ann3@example.org")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from campaign_helpers import PASSWORD
+from tests.support.campaigns import PASSWORD
 
 
 def _login(world, email, next_url=None):
