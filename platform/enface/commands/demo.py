@@ -18,7 +18,17 @@ DEMO_USERS = [
     ("captain@lantern-lab.example", "participant", "Lantern Lab", "Lin Captain"),
     ("captain@inkstone.example", "participant", "Inkstone MT", "Ines Captain"),
     ("annotator@demo.enface.org", "annotator", None, "Ana Annotator"),
+    ("reader1@demo.enface.org", "annotator", None, "Rosa Reader"),
+    ("reader2@demo.enface.org", "annotator", None, "Ravi Reader"),
 ]
+# The demo's human evaluations: an MQM campaign for the annotator, a reader study for the two readers.
+DEMO_MQM = {"name": "Demo MQM", "annotators": ["annotator@demo.enface.org"],
+            "ranges": "jade-lantern.1:1-8\nmountain-inn:1-8"}
+DEMO_READER = {"name": "Demo reader study", "readers": ["reader1@demo.enface.org", "reader2@demo.enface.org"],
+               "ranges": "jade-lantern.1\nmountain-inn", "versions": ["ref1", "lantern-nmt"],
+               # a 3-minute break instead of the default 24 hours, so that the whole study can be tried at once
+               "settings": {"lock_hours": 0.05, "chunk_words": 150, "readers_per_document": 2,
+                            "documents_per_reader": 2}}
 DEMO_SUBMISSIONS = [
     # submitter, system dir, label, constrained, system name, description
     ("organizer@demo.enface.org", "literal-mt", "baseline", True, "literal-baseline",
@@ -58,6 +68,40 @@ def demo_accounts(app, data_dir: Path) -> dict[str, dict]:
     store.write_text(json.dumps(saved, indent=2))
     store.chmod(0o600)
     return out
+
+
+def demo_campaigns(testset_id: int) -> list[str]:
+    """Creates and starts the demo's MQM campaign and reader study once; returns what to tell the user."""
+    from sqlalchemy import select
+
+    from ..campaigns import services as svc
+    from ..campaigns.models import Campaign
+    from ..extensions import db
+    from ..models import Submission, TestSet
+    from ..services import accounts
+
+    if db.session.scalar(select(Campaign.id).where(Campaign.testset_id == testset_id).limit(1)) is not None:
+        return []
+    ts = db.session.get(TestSet, testset_id)
+    org = accounts.get_user_by_email(DEMO_USERS[0][0])
+    scored = {s.system_name: s.id for s in svc.eligible_submissions(ts)}
+    if "lantern-nmt" not in scored:
+        return ["(no human evaluation created: the demo systems were not scored)"]
+    mqm = svc.create_campaign(org, ts, svc.CampaignInput(
+        name=DEMO_MQM["name"], submission_ids=[i for n, i in scored.items()
+                                                if db.session.get(Submission, i).label != "contrastive"],
+        redundancy=1, ranges=DEMO_MQM["ranges"], seed=1))
+    reader = svc.create_campaign(org, ts, svc.CampaignInput(
+        name=DEMO_READER["name"], submission_ids=[scored["lantern-nmt"]], references=[1], protocol="reader",
+        strategy="pairs", redundancy=2, ranges=DEMO_READER["ranges"], settings=DEMO_READER["settings"], seed=1,
+        version_order=["ref1", f"sub{scored['lantern-nmt']}"]))
+    for campaign, emails in ((mqm, DEMO_MQM["annotators"]), (reader, DEMO_READER["readers"])):
+        for email in emails:
+            svc.add_annotator(campaign, accounts.get_user_by_email(email))
+        svc.start_campaign(svc.get_campaign(campaign.id))
+    return [f"MQM campaign {mqm.id} started for annotator@demo.enface.org",
+            f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
+            "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)"]
 
 
 @click.command()
@@ -112,6 +156,7 @@ def demo(host, port, demo_dir, once):
                 update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                                 quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                 released=True, references_public=ts.references_public)
+            made = demo_campaigns(ts_id)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException)):
@@ -119,9 +164,13 @@ def demo(host, port, demo_dir, once):
         raise
     click.echo("")
     click.echo(f"Enface demo: {svc.url}/leaderboard/{ts_id}  (data in {cfg.DATA_DIR})")
+    for line in made:
+        click.echo(f"  {line}")
+    click.echo(f"Human evaluation: organizers at {svc.url}/campaigns/, annotators and readers at {svc.url}/annotate/")
     click.echo("Logins (passwords are kept in demo-logins.json in the data folder):")
     for email, info in logins.items():
         what = info["role"] + (f", captain of {info['team']}" if info["team"] else "")
+        what = "reader (reader study)" if email.startswith("reader") else what
         click.echo(f"  {email:<32} {info['password']:<14} {what}")
     if once:
         svc.stop()

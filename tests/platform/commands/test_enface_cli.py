@@ -248,13 +248,15 @@ def test_demo_once(tmp_path):
     out = result.stdout
     assert f"http://127.0.0.1:{port}/leaderboard/1" in out
     for email in ("organizer@demo.enface.org", "captain@lantern-lab.example", "captain@inkstone.example",
-                  "annotator@demo.enface.org"):
+                  "annotator@demo.enface.org", "reader1@demo.enface.org", "reader2@demo.enface.org"):
         assert email in out
     assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 3
+    assert "MQM campaign 1 started" in out and "reader study 2 started" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
-    assert len(logins) == 4 and all(len(p) >= 10 for p in logins.values())
+    assert len(logins) == 6 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.
     again = subprocess.run([*ENFACE, "demo", "--once", "--port", str(port)], env=env, capture_output=True,
                            text=True, timeout=240)
     assert again.returncode == 0, again.stderr
     assert logins["organizer@demo.enface.org"] in again.stdout and "submitted" not in again.stdout
+    assert "started" not in again.stdout   # the campaigns are not made twice
