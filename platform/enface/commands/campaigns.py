@@ -1,7 +1,8 @@
-"""``enface campaign ...``: MQM campaigns from the command line.
+"""``enface campaign ...``: human-evaluation campaigns (MQM, reader studies) from the command line.
 
     enface campaign list
     enface campaign create --testset ID --name NAME [--scheme wmt23-literary] [--redundancy 2]
+                           [--strategy redundancy|document] [--words-per-second 20]
                            [--docs 5 --words 2200 | --range DOC:1-40 ...] [--system ID ...] [--attention 0.1]
     enface campaign create --protocol reader --testset ID --name NAME [--version ref1 --version SUBMISSION]
                            [--range DOC ...] [--readers-per-document 2] [--documents-per-reader 2]
@@ -9,8 +10,9 @@
     enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
     enface campaign add-annotator CAMPAIGN EMAIL
     enface campaign start CAMPAIGN
+    enface campaign rebalance CAMPAIGN
     enface campaign status CAMPAIGN [--json]
-    enface campaign export CAMPAIGN [--format tsv|json] [-o FILE]
+    enface campaign export CAMPAIGN [--format tsv|json|jsonl|csv] [-o FILE]
     enface campaign release CAMPAIGN
 """
 
@@ -203,6 +205,18 @@ def start(campaign_id):
         out = svc.start_campaign(svc.get_campaign(campaign_id))
         click.echo(f"started: {out['items']} items, {out['assignments']} assignments, "
                    f"{out.get('attention_checks', 0)} attention checks")
+    _run(go)
+
+
+@campaign.command("rebalance")
+@click.argument("campaign_id", type=int)
+def rebalance(campaign_id):
+    """Move unstarted items from the most to the least loaded annotators (started work never moves)."""
+    from ..campaigns import services as svc
+
+    def go():
+        out = svc.rebalance(svc.get_campaign(campaign_id))
+        click.echo(f"moved {out['moved']} unstarted item(s)")
     _run(go)
 
 

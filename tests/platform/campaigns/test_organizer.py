@@ -220,6 +220,8 @@ def test_cli(world, cli_env, tmp_path):
     assert r.exit_code == 0 and "3 items" in r.output, r.output
     r = run(main, ["campaign", "start", str(cid)], env=cli_env)
     assert r.exit_code == 1 and "already started" in r.output
+    r = run(main, ["campaign", "rebalance", str(cid)], env=cli_env)    # one annotator: nothing to move
+    assert r.exit_code == 0 and "moved 0 unstarted item(s)" in r.output
     c = world.client("ann1@example.org")
     for a in assignments_of(world, cid, "ann1@example.org"):
         put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Others", "severity": "Major"})
