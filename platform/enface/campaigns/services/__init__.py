@@ -13,6 +13,7 @@ from .annotating import (
     annotator_campaigns,
     check_stage_open,
     check_writable,
+    client_uuid,
     delete_response,
     finish,
     get_assignment,
@@ -24,6 +25,8 @@ from .annotating import (
     save_response,
     stage_opens_at,
     touch,
+    versioned_delete,
+    versioned_put,
 )
 from .common import GROUPS, UUID_RE, bad, fmt_ms, int_field, number, str_field, whole_number
 from .lifecycle import (

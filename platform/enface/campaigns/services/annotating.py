@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
@@ -239,64 +240,54 @@ def finish(user: User, public_id: str) -> dict:
 # --------------------------------------------------------------------------- answers (the autosave queue's endpoint)
 
 
-def _uuid(uuid: Any) -> str:
+def client_uuid(uuid: Any, what: str = "answer") -> str:
+    """The client-generated id of an answer (or a mark), checked and lower-cased."""
     if not isinstance(uuid, str) or not UUID_RE.match(uuid):
-        raise bad("invalid_field", "the answer id must be a UUID", field="uuid")
+        raise bad("invalid_field", f"the {what} id must be a UUID", field="uuid")
     return uuid.lower()
 
 
-def save_response(user: User, public_id: str, uuid: str, body: Any) -> tuple[dict, bool]:
-    """Creates or updates answer ``uuid`` (idempotent). Returns (answer, changed).
+def versioned_put(asg: Assignment, model: type, uuid: str, rev: int, fill: Callable[[Any, Assignment], None],
+                  what: str = "answer") -> tuple[dict, bool]:
+    """Creates or updates row ``uuid`` of ``model`` for the assignment, idempotently. Returns (row, changed).
 
-    A request whose ``rev`` is not newer than the stored one changes nothing and returns
-    the stored answer; the same UUID sent twice makes one answer. The protocol checks
-    ``kind``, ``key`` and ``data`` (:meth:`Protocol.check_response`).
+    ``model`` is any table keyed by (assignment_id, uuid) with ``rev``, ``deleted``, ``created_at``,
+    ``updated_at`` and ``to_json()`` (the core's answers, MQM's marks). A request whose ``rev`` is not
+    newer than the stored one changes nothing and returns the stored row: a retried or replayed
+    request is harmless, and the same UUID sent twice makes one row. ``fill(row, asg)`` writes the
+    checked fields (it may refuse), under the assignment's write lock.
     """
-    uuid = _uuid(uuid)
-    if not isinstance(body, dict):
-        raise bad("invalid_json", "the request body must be a JSON object")
-    rev = int_field(body, "rev")
-    if not 1 <= rev <= 10**9:
-        raise bad("invalid_field", "rev must be a positive integer", field="rev")
-    kind = str_field(body, "kind", max_len=30)
-    key = str_field(body, "key", required=False, max_len=100)
-    asg = get_assignment(user, public_id, write=True)
-    check_stage_open(asg)
-    data = protocol_of(asg.item.campaign).check_response(asg, kind, key, body.get("data"))
     for _attempt in range(3):
         try:
             with annotation_write():
                 asg, campaign_state = lock_assignment(asg.id)
                 check_writable(asg, campaign_state)
-                row = db.session.scalar(select(Response).where(Response.assignment_id == asg.id,
-                                                               Response.uuid == uuid))
+                row = db.session.scalar(select(model).where(model.assignment_id == asg.id, model.uuid == uuid))
                 if row is not None and rev <= row.rev:
                     return row.to_json(), False
                 now = utcnow()
                 if row is None:
-                    row = Response(assignment_id=asg.id, uuid=uuid, created_at=now)
+                    row = model(assignment_id=asg.id, uuid=uuid, created_at=now)
                     db.session.add(row)
-                elif row.kind != kind or row.key != key:
-                    raise bad("invalid_field", "an answer keeps its kind and key; send a new id", field="kind")
-                row.rev, row.stage, row.kind, row.key, row.data, row.deleted = rev, asg.stage, kind, key, data, False
-                row.updated_at = now
+                fill(row, asg)
+                row.rev, row.deleted, row.updated_at = rev, False, now
                 touch(asg)
                 db.session.flush()
                 out = row.to_json()
             return out, True
         except IntegrityError:
             continue   # the same new UUID raced in twice (PostgreSQL): the loser re-reads it
-    raise bad("busy", "could not save the answer, try again", 409)
+    raise bad("busy", f"could not save the {what}, try again", 409)
 
 
-def delete_response(user: User, public_id: str, uuid: str, body: Any) -> dict:
-    uuid = _uuid(uuid)
+def versioned_delete(asg: Assignment, model: type, uuid: str, body: Any) -> dict:
+    """Deletes row ``uuid`` of ``model`` as a tombstone with a newer revision (a late older write cannot
+    bring it back; a newer one can: undo). Unknown ids answer as deleted."""
     body = body if isinstance(body, dict) else {}
-    asg = get_assignment(user, public_id, write=True)
     with annotation_write():
         asg, campaign_state = lock_assignment(asg.id)
         check_writable(asg, campaign_state)
-        row = db.session.scalar(select(Response).where(Response.assignment_id == asg.id, Response.uuid == uuid))
+        row = db.session.scalar(select(model).where(model.assignment_id == asg.id, model.uuid == uuid))
         if row is None:
             return {"uuid": uuid, "deleted": True, "known": False}
         rev = body.get("rev", row.rev + 1)
@@ -308,6 +299,36 @@ def delete_response(user: User, public_id: str, uuid: str, body: Any) -> dict:
             row.updated_at = utcnow()
             touch(asg)
         return row.to_json()
+
+
+def save_response(user: User, public_id: str, uuid: str, body: Any) -> tuple[dict, bool]:
+    """Creates or updates answer ``uuid`` (idempotent, see :func:`versioned_put`). Returns (answer, changed).
+
+    The protocol checks ``kind``, ``key`` and ``data`` (:meth:`Protocol.check_response`).
+    """
+    uuid = client_uuid(uuid)
+    if not isinstance(body, dict):
+        raise bad("invalid_json", "the request body must be a JSON object")
+    rev = int_field(body, "rev")
+    if not 1 <= rev <= 10**9:
+        raise bad("invalid_field", "rev must be a positive integer", field="rev")
+    kind = str_field(body, "kind", max_len=30)
+    key = str_field(body, "key", required=False, max_len=100)
+    asg = get_assignment(user, public_id, write=True)
+    check_stage_open(asg)
+    data = protocol_of(asg.item.campaign).check_response(asg, kind, key, body.get("data"))
+
+    def fill(row: Response, locked: Assignment) -> None:
+        if row.kind is not None and (row.kind != kind or row.key != key):
+            raise bad("invalid_field", "an answer keeps its kind and key; send a new id", field="kind")
+        row.stage, row.kind, row.key, row.data = locked.stage, kind, key, data
+
+    return versioned_put(asg, Response, uuid, rev, fill)
+
+
+def delete_response(user: User, public_id: str, uuid: str, body: Any) -> dict:
+    uuid = client_uuid(uuid)
+    return versioned_delete(get_assignment(user, public_id, write=True), Response, uuid, body)
 
 
 def live_responses(asg: Assignment, kind: str | None = None) -> list[Response]:

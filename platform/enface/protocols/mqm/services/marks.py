@@ -6,26 +6,23 @@ from typing import Any
 
 from flask import url_for
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 import mqm
 
 from ....campaigns import logic, reading
 from ....campaigns.models import Assignment
 from ....campaigns.services import (
-    UUID_RE,
-    annotation_write,
     bad,
-    check_writable,
+    client_uuid,
     get_assignment,
     int_field,
-    lock_assignment,
     next_assignment,
     str_field,
-    touch,
+    versioned_delete,
+    versioned_put,
 )
 from ....extensions import db
-from ....models import User, utcnow
+from ....models import User
 from ..models import Mark
 from .scheme import get_scheme, scheme_for_annotators, scheme_name, words_per_second
 from .texts import segment_texts
@@ -127,64 +124,21 @@ def validate_mark(asg: Assignment, body: Any, segs: list[dict]) -> dict:
 
 
 def save_mark(user: User, public_id: str, uuid: str, body: Any) -> tuple[dict, bool]:
-    """Creates or updates mark ``uuid`` (idempotent). Returns (mark, changed).
-
-    A request whose ``rev`` is not newer than the stored one changes nothing and
-    returns the stored mark: a retried or replayed request is harmless, and the
-    same UUID sent twice makes one mark.
-    """
-    if not isinstance(uuid, str) or not UUID_RE.match(uuid):
-        raise bad("invalid_field", "the mark id must be a UUID", field="uuid")
-    uuid = uuid.lower()
+    """Creates or updates mark ``uuid``, idempotently (the core's :func:`versioned_put`). Returns (mark, changed)."""
+    uuid = client_uuid(uuid, "mark")
     asg = get_assignment(user, public_id, write=True)
     fields = validate_mark(asg, body, segment_texts(asg))
-    for _attempt in range(3):
-        try:
-            with annotation_write():
-                asg, campaign_state = lock_assignment(asg.id)
-                check_writable(asg, campaign_state)
-                mark = db.session.scalar(select(Mark).where(Mark.assignment_id == asg.id, Mark.uuid == uuid))
-                if mark is not None and fields["rev"] <= mark.rev:
-                    return mark.to_json(), False
-                now = utcnow()
-                if mark is None:
-                    mark = Mark(assignment_id=asg.id, uuid=uuid, created_at=now, **fields)
-                    db.session.add(mark)
-                else:
-                    for key, value in fields.items():
-                        setattr(mark, key, value)
-                    mark.deleted = False
-                mark.updated_at = now
-                touch(asg)
-                db.session.flush()
-                out = mark.to_json()
-            return out, True
-        except IntegrityError:
-            continue   # the same new UUID raced in twice (PostgreSQL): the loser re-reads it
-    raise bad("busy", "could not save the mark, try again", 409)
+
+    def fill(mark: Mark, _asg: Assignment) -> None:
+        for key, value in fields.items():
+            setattr(mark, key, value)
+
+    return versioned_put(asg, Mark, uuid, fields["rev"], fill, "mark")
 
 
 def delete_mark(user: User, public_id: str, uuid: str, body: Any) -> dict:
-    if not isinstance(uuid, str) or not UUID_RE.match(uuid):
-        raise bad("invalid_field", "the mark id must be a UUID", field="uuid")
-    uuid = uuid.lower()
-    body = body if isinstance(body, dict) else {}
-    asg = get_assignment(user, public_id, write=True)
-    with annotation_write():
-        asg, campaign_state = lock_assignment(asg.id)
-        check_writable(asg, campaign_state)
-        mark = db.session.scalar(select(Mark).where(Mark.assignment_id == asg.id, Mark.uuid == uuid))
-        if mark is None:
-            return {"uuid": uuid, "deleted": True, "known": False}
-        rev = body.get("rev", mark.rev + 1)
-        if isinstance(rev, bool) or not isinstance(rev, int) or rev < 1:
-            raise bad("invalid_field", "rev must be a positive integer", field="rev")
-        if rev > mark.rev:
-            mark.deleted = True
-            mark.rev = rev
-            mark.updated_at = utcnow()
-            touch(asg)
-        return mark.to_json()
+    uuid = client_uuid(uuid, "mark")
+    return versioned_delete(get_assignment(user, public_id, write=True), Mark, uuid, body)
 
 
 def furthest_clipper(asg: Assignment):
