@@ -9,31 +9,21 @@ annotator's item, and look for system names. Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import threading
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.support.browser import ARTIFACTS, chromium, live_server
 from tests.support.campaigns import (
     PASSWORD,
     SYSTEMS,
     assignments_of,
     build_world,
     new_campaign,
-    require_service,
 )
-from tests.support.databases import is_postgres
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[3]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = os.environ.get("ENFACE_CHROMIUM") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
 
 ZH_DOCS = {"lantern": [
     "林清远推开铺子的木门时，街上的青石板还泛着水光。",
@@ -49,44 +39,16 @@ AR_OUT = {"lantern": [
 
 @pytest.fixture(scope="module")
 def live(db_template, tmp_path_factory):
-    """(base url, world, zh->ar world) served by a threaded werkzeug server with CSRF on."""
-    from enface import create_app
-    from enface.config import TestConfig
-    from werkzeug.serving import make_server
-
-    if not (Path(CHROMIUM).exists()):
-        require_service(False, f"chromium not found at {CHROMIUM}")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        require_service(False, "the playwright Python package is not installed")
+    """(base url, world) served by a threaded werkzeug server with CSRF on."""
     tmp = tmp_path_factory.mktemp("browser")
-    postgres = is_postgres()
-    if postgres:
-        name, url = db_template.new()
-    else:
-        shutil.copyfile(db_template, tmp / "enface.sqlite")
-        url = f"sqlite:///{tmp / 'enface.sqlite'}"
-    app = create_app(TestConfig.for_dir(tmp, url, WTF_CSRF_ENABLED=True))
-    world = build_world(app, tmp)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", world
-    server.shutdown()
-    app.extensions["enface_db"][0].dispose()
-    if postgres:
-        db_template.drop(name)
+    with live_server(db_template, tmp) as (base, app, _url):
+        yield base, build_world(app, tmp)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def login(browser, base, email):

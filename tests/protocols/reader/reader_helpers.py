@@ -9,54 +9,11 @@ from __future__ import annotations
 
 import uuid as uuidlib
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
-PASSWORD = "correct horse battery"
+from tests.support.campaigns import PASSWORD, add_submission, fast_user  # noqa: F401  (shared with MQM's)
 
 __all__ = ["PASSWORD", "ReaderWorld", "build_reader_world", "new_study", "books_of", "uid"]
-
-
-@lru_cache(maxsize=1)
-def _fast_hash() -> str:
-    from werkzeug.security import generate_password_hash
-
-    return generate_password_hash(PASSWORD, method="pbkdf2:sha256:1000")
-
-
-def fast_user(email: str, role: str, name: str = "", team: str | None = None) -> int:
-    """A user whose password is cheap to check (as tests/support/campaigns.py does)."""
-    from enface.extensions import db
-    from enface.models import User
-    from enface.services import accounts
-
-    with db.write():
-        user = User(email=email, role=role, name=name, password_hash=_fast_hash())
-        db.session.add(user)
-    if team:
-        t, _created = accounts.get_or_create_team(team)
-        accounts.add_to_team(user, t, "member")
-    return user.id
-
-
-def add_submission(testset_id: int, system: str, team: str | None, label: str, constrained: bool,
-                   outputs: dict[str, list[str]]) -> int:
-    """A scored submission with its output segments, written directly (no upload, no jobs)."""
-    from enface.extensions import db
-    from enface.models import Document, OutputSegment, Submission
-    from enface.services import accounts
-
-    team_id = accounts.get_or_create_team(team)[0].id if team else None
-    with db.write():
-        sub = Submission(testset_id=testset_id, team_id=team_id, label=label, slot=1, constrained=constrained,
-                         system_name=system, description=f"{system} description", state="scored")
-        db.session.add(sub)
-        db.session.flush()
-        docs = {d.name: d.id for d in db.session.query(Document).filter_by(testset_id=testset_id)}
-        for doc, lines in outputs.items():
-            for i, line in enumerate(lines):
-                db.session.add(OutputSegment(submission_id=sub.id, document_id=docs[doc], position=i, text=line))
-    return sub.id
 
 
 _SENTENCES = [

@@ -10,26 +10,17 @@ the feedback. Screenshots go to tests/artifacts/reader-*.png.
 
 from __future__ import annotations
 
-import os
-import shutil
-import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from reader_api import Book
 from reader_helpers import PASSWORD, books_of, build_reader_world, new_study
 
-from tests.support.services import require_service
+from tests.support.browser import ARTIFACTS, chromium, live_server
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[3]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = os.environ.get("ENFACE_CHROMIUM") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
 ERRORS: list[str] = []
 
 
@@ -37,48 +28,22 @@ ERRORS: list[str] = []
 def live(db_template, tmp_path_factory):
     from enface import create_app
     from enface.config import TestConfig
-    from werkzeug.serving import make_server
 
-    from tests.support.databases import is_postgres
-
-    if not Path(CHROMIUM).exists():
-        require_service(False, f"chromium not found at {CHROMIUM}")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        require_service(False, "the playwright Python package is not installed")
     tmp = tmp_path_factory.mktemp("reader-browser")
-    postgres = is_postgres()
-    if postgres:
-        name, url = db_template.new()
-    else:
-        shutil.copyfile(db_template, tmp / "enface.sqlite")
-        url = f"sqlite:///{tmp / 'enface.sqlite'}"
-    app = create_app(TestConfig.for_dir(tmp, url, WTF_CSRF_ENABLED=True))
-    world = build_reader_world(app, tmp)
-    # a twin app on the same database without CSRF, for the test's own API calls (the browser has its token)
-    twin_dir = tmp / "twin"
-    twin_dir.mkdir()
-    world.api_app = create_app(TestConfig.for_dir(twin_dir, url))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", world
-    server.shutdown()
-    for a in (app, world.api_app):
-        a.extensions["enface_db"][0].dispose()
-    if postgres:
-        db_template.drop(name)
+    with live_server(db_template, tmp) as (base, app, url):
+        world = build_reader_world(app, tmp)
+        # a twin app on the same database without CSRF, for the test's own API calls (the browser has its token)
+        twin_dir = tmp / "twin"
+        twin_dir.mkdir()
+        world.api_app = create_app(TestConfig.for_dir(twin_dir, url))
+        yield base, world
+        world.api_app.extensions["enface_db"][0].dispose()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(autouse=True)

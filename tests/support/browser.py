@@ -1,0 +1,70 @@
+"""Real-browser tests: Debian's chromium driven by Playwright, against a live server of the app.
+
+Nothing here downloads a browser: ``ENFACE_CHROMIUM`` (or /usr/bin/chromium) is the one used,
+and the tests skip with a reason when it or the playwright package is missing (fail in CI).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+from . import ROOT
+from .databases import is_postgres
+from .services import require_service
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("ENFACE_CHROMIUM") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run", "--disable-sync"]
+
+
+def require_browser() -> None:
+    if not Path(CHROMIUM).exists():
+        require_service(False, f"chromium not found at {CHROMIUM}")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        require_service(False, "the playwright Python package is not installed")
+
+
+@contextmanager
+def live_server(db_template, tmp: Path):
+    """(base url, app, database url): the app on a fresh database (CSRF on) served by a threaded werkzeug."""
+    from enface import create_app
+    from enface.config import TestConfig
+    from werkzeug.serving import make_server
+
+    require_browser()
+    postgres = is_postgres()
+    if postgres:
+        name, url = db_template.new()
+    else:
+        shutil.copyfile(db_template, tmp / "enface.sqlite")
+        url = f"sqlite:///{tmp / 'enface.sqlite'}"
+    app = create_app(TestConfig.for_dir(tmp, url, WTF_CSRF_ENABLED=True))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", app, url
+    finally:
+        server.shutdown()
+        app.extensions["enface_db"][0].dispose()
+        if postgres:
+            db_template.drop(name)
+
+
+@contextmanager
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
