@@ -91,18 +91,7 @@
   const NT = S.scheme.non_translation;   // {category, severity}
 
   // ---------------------------------------------------------------- helpers
-  const $ = function (sel, root) { return (root || document).querySelector(sel); };
-  function el(tag, attrs, children) {
-    const e = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (k) {
-      if (k === 'text') e.textContent = attrs[k];
-      else if (k === 'cls') e.className = attrs[k];
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), attrs[k]);
-      else e.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
-    return e;
-  }
+  const $ = window.EnfaceDOM.$, el = window.EnfaceDOM.el;   // (static/dom.js)
   function segText(seg, sd) { return sd === 'source' ? seg.source : seg.target; }
   function marksOf(i) {
     return Array.from(marks.values()).filter(function (m) { return m.seg === i; })

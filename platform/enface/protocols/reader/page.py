@@ -99,7 +99,8 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None,
                  "js": url_for("reader.static", filename="reader.js"),
                  "css": url_for("reader.static", filename="reader.css"),
-                 "autosave_js": url_for("static", filename="autosave.js")},
+                 "autosave_js": url_for("static", filename="autosave.js"),
+                 "dom_js": url_for("static", filename="dom.js")},
     }
 
     if finished:

@@ -25,19 +25,7 @@
   const PROGRESS_EVERY_MS = 15 * 1000;
 
   // ---------------------------------------------------------------- helpers
-  const $ = function (sel, root) { return (root || document).querySelector(sel); };
-  const $$ = function (sel, root) { return Array.from((root || document).querySelectorAll(sel)); };
-  function el(tag, attrs, children) {
-    const e = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (k) {
-      if (k === 'text') e.textContent = attrs[k];
-      else if (k === 'cls') e.className = attrs[k];
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), attrs[k]);
-      else e.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
-    return e;
-  }
+  const $ = window.EnfaceDOM.$, $$ = window.EnfaceDOM.$$, el = window.EnfaceDOM.el;   // (static/dom.js)
   const uuid4 = window.AutosaveQueue.uuid;
   function local(key, value) {
     const k = 'enface:reader:' + ITEM + ':' + key;
