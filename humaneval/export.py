@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import HumanEvalInputError
+from .errors import HumanEvalInputError, read_text
 
 VERSION_KEYS = ("1", "2")
 KINDS = ("reference", "system")
@@ -152,15 +152,7 @@ def machine_version(versions: dict[str, Version]) -> str | None:
 def load_export(path: str | Path) -> ReaderExport:
     """Read and check an export file; HumanEvalInputError names the file and the line."""
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise HumanEvalInputError(f"cannot read the file: {exc.strerror or exc}", name) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise HumanEvalInputError(f"not valid UTF-8 (byte {raw[exc.start]:#04x})", name, line) from None
+    text = read_text(path)
     # Only "\n" ends a record: str.splitlines() would also split at U+2028, U+0085 and
     # the like, which JSON writers leave unescaped inside strings.
     return parse_export((line.removesuffix("\r") for line in text.split("\n")), name)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import HumanEvalInputError
+from .errors import HumanEvalInputError, read_text
 
 COLUMNS = ("item", "rater", "value")
 
@@ -56,15 +56,7 @@ def read_ratings(path: str | Path, numeric: bool = False, categories: Sequence[s
     "1" and "1.0" agree, and as labels when not.
     """
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise HumanEvalInputError(f"cannot read the file: {exc.strerror or exc}", name) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise HumanEvalInputError(f"not valid UTF-8 (byte {raw[exc.start]:#04x})", name, line) from None
+    text = read_text(path)
     if not text.strip():
         raise HumanEvalInputError("empty file (expected a header line: item,rater,value)", name)
     rows = _rows(text, name)
