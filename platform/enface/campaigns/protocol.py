@@ -158,8 +158,8 @@ class Protocol:
         """The results frozen at release; raises ServiceError(409) when there is nothing to release."""
         raise NotImplementedError
 
-    def exports(self) -> dict[str, tuple[str, str]]:
-        """{format: (mimetype, file extension)} this protocol can export."""
+    def exports(self) -> dict[str, tuple[str, str, str]]:
+        """{format: (mimetype, file extension, the button's title)} this protocol can export."""
         return {}
 
     def export(self, campaign: Campaign, fmt: str) -> str:

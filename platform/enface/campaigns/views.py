@@ -114,7 +114,8 @@ def show(campaign_id: int):
     return render_template(protocol.dashboard_template, campaign=campaign, protocol=protocol, fmt_ms=svc.fmt_ms,
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
                            waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
-                           new_links=None, **context)
+                           new_links=None, campaign_exports=[(fmt, title) for fmt, (_m, _e, title)
+                                                             in protocol.exports().items()], **context)
 
 
 # --------------------------------------------------------------------------- setup: systems, annotators, invites
@@ -252,7 +253,7 @@ def export(campaign_id: int, fmt: str):
     protocol = protocol_of(campaign)
     if fmt not in protocol.exports():
         abort(404)
-    mimetype, ext = protocol.exports()[fmt]
+    mimetype, ext, _title = protocol.exports()[fmt]
     return Response(protocol.export(campaign, fmt), mimetype=mimetype, headers={
         "Content-Disposition": f'attachment; filename="{protocol.key}-campaign-{campaign.id}.{ext}"'})
 

@@ -197,9 +197,9 @@ class MQMProtocol(Protocol):
                                "ranges": campaign.ranges, "redundancy": campaign.redundancy}
         return results
 
-    def exports(self) -> dict[str, tuple[str, str]]:
-        return {"tsv": ("text/tab-separated-values; charset=utf-8", "tsv"),
-                "json": ("application/json", "json")}
+    def exports(self) -> dict[str, tuple[str, str, str]]:
+        return {"tsv": ("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)"),
+                "json": ("application/json", "json", "JSON")}
 
     def export(self, campaign: Campaign, fmt: str) -> str:
         if fmt == "tsv":

@@ -226,9 +226,9 @@ class ReaderProtocol(Protocol):
             raise bad("no_results", "no reader has finished Part 1 of a book yet: nothing to release", 409)
         return res
 
-    def exports(self) -> dict[str, tuple[str, str]]:
-        return {"jsonl": ("application/x-ndjson; charset=utf-8", "jsonl"),
-                "csv": ("text/csv; charset=utf-8", "csv")}
+    def exports(self) -> dict[str, tuple[str, str, str]]:
+        return {"jsonl": ("application/x-ndjson; charset=utf-8", "jsonl", "JSON Lines"),
+                "csv": ("text/csv; charset=utf-8", "csv", "CSV")}
 
     def export(self, campaign: Campaign, fmt: str) -> str:
         if fmt == "jsonl":
