@@ -17,6 +17,9 @@ $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "$(TORCH)"
 	$(PIP) install -q -e ".[test]"
+	# irrCAC, the reference for Gwet's AC1/AC2 the humaneval tests compare with: its release pins
+	# scipy==1.12 and pandas<3, which would downgrade both, so it comes without its dependencies.
+	$(PIP) install -q --no-deps "irrCAC==0.4.4"
 	touch $@
 
 venv install: $(VENV)/.installed
