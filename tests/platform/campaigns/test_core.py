@@ -266,3 +266,30 @@ def test_the_core_never_imports_a_protocol():
                          else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
                 offenders += [f"{path.relative_to(root)}: {n}" for n in names if "protocols" in n.split(".")]
     assert offenders == []
+
+
+def test_counterbalanced_pairs_is_a_core_strategy(world, dummy_protocol):
+    """Any protocol with two versions per item can assign by counterbalanced pairs: each item's two
+    annotators read the versions in opposite orders, each annotator starts with each version once."""
+    from enface.campaigns.protocol import PROTOCOLS
+    from enface.extensions import db
+
+    PROTOCOLS[dummy_protocol].strategies = ("pairs",)
+    try:
+        cid = new_campaign(world, annotators=("ann1@example.org", "ann2@example.org"), redundancy=2,
+                           protocol=dummy_protocol, systems=["zephyr-mt", "quokka-nmt"], settings_override={},
+                           strategy="pairs")
+    finally:
+        del PROTOCOLS[dummy_protocol].strategies
+    from enface.campaigns.models import Assignment
+    from sqlalchemy import select
+
+    with world.ctx():
+        rows = db.session.scalars(select(Assignment).where(Assignment.campaign_id == cid)).all()
+        by_item, by_annotator = defaultdict(list), defaultdict(list)
+        for a in rows:
+            by_item[a.item_id].append(a.plan["first"])
+            by_annotator[a.annotator_id].append(a.plan["first"])
+    assert len(rows) == 4
+    assert all(sorted(firsts) == [1, 2] for firsts in by_item.values())
+    assert all(sorted(firsts) == [1, 2] for firsts in by_annotator.values())

@@ -32,6 +32,7 @@ from .common import GROUPS, UUID_RE, bad, fmt_ms, int_field, number, str_field, 
 from .lifecycle import (
     annotators_without_items,
     attach_to_leaderboard,
+    counterbalanced_pairs,
     delete_campaign,
     rebalance,
     release,

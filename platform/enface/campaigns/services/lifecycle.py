@@ -9,6 +9,8 @@ from collections import defaultdict
 
 from sqlalchemy import func, select
 
+from humaneval.reader_design import counterbalance
+
 from ...extensions import db
 from ...models import utcnow
 from ...services import NotFound
@@ -28,8 +30,46 @@ def _item_specs(plans: list[ItemPlan]) -> list[logic.ItemSpec]:
             for i, p in enumerate(plans)]
 
 
+MAX_REDRAWS = 200
+
+
+def counterbalanced_pairs(campaign: Campaign, plans: list[ItemPlan], annotators: list[CampaignAnnotator],
+                          per_item: int, per_annotator: int) -> list[tuple[int, int, int]]:
+    """(item index, annotator id, version read first: 1 or 2) for items of two versions, counterbalanced
+    (:func:`humaneval.reader_design.counterbalance`: each item's annotators split between the two orders,
+    each annotator's items too), no annotator on an item that holds their own team's work.
+
+    The design ignores teams; a draw that breaks the rule is redrawn with the next seed (the design
+    stays balanced), up to :data:`MAX_REDRAWS` times.
+    """
+    if not annotators:
+        raise bad("too_few_annotators", "the campaign has no annotators yet: invite or add some first", 409)
+    readers = [str(a.id) for a in annotators]
+    teams = {str(a.id): a.user.team_id for a in annotators}
+    items = [str(i) for i in range(len(plans))]
+    clash_seen = ""
+    for attempt in range(MAX_REDRAWS):
+        try:
+            slots = counterbalance(readers, items, readers_per_document=per_item, documents_per_reader=per_annotator,
+                                   seed=campaign.seed + attempt)
+        except ValueError as exc:
+            raise bad("cannot_assign", f"cannot counterbalance: {exc}", 409) from None
+        clash = [s for s in slots if teams[s.reader] and teams[s.reader] in plans[int(s.document)].team_ids]
+        if not clash:
+            return [(int(s.document), int(s.reader), s.first_version) for s in slots]
+        clash_seen = f"annotator {clash[0].reader} would get their own team's work"
+    raise bad("cannot_assign", f"no counterbalanced design keeps every annotator off their own team's work "
+              f"({clash_seen}): add annotators from other teams", 409)
+
+
 def plan_by_strategy(campaign: Campaign, plans: list[ItemPlan]) -> list[tuple[int, int, dict]]:
-    """(item index, annotator id, {}) for the campaign's strategy (see :mod:`.logic`)."""
+    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`.logic`); "pairs" plans say
+    which version is read first ({"first": 1 or 2})."""
+    if campaign.strategy == "pairs":
+        annotators = list(campaign.annotators)
+        per_annotator = -(-len(plans) * campaign.redundancy // max(len(annotators), 1))
+        return [(i, a, {"first": first}) for i, a, first in
+                counterbalanced_pairs(campaign, plans, annotators, campaign.redundancy, per_annotator)]
     if len(campaign.annotators) < campaign.redundancy:
         raise bad("too_few_annotators", f"redundancy is {campaign.redundancy} but the campaign has "
                   f"{len(campaign.annotators)} annotator(s): invite or add more first", 409)

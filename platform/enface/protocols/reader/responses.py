@@ -75,7 +75,6 @@ def check_response(asg: Assignment, kind: str, key: str, data: Any) -> dict:
     return ans.check(context(asg), kind, key, data)
 
 
-MAX_CONFLICT_TRIES = 200
 
 
 def answer_data(found: dict, kind: str, key: str) -> dict:

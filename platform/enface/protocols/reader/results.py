@@ -6,17 +6,15 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from humaneval.reader_design import counterbalance
-
 from ...campaigns import clock
 from ...campaigns.models import Campaign, CampaignAnnotator
-from ...campaigns.services import bad, version_labels
+from ...campaigns.services import bad, counterbalanced_pairs, version_labels
 from ...services import ServiceError
 from . import answers as ans
 from .design import STAGES, VERSIONS, reading_order
 from .exports import export_records, reader_label, study_assignments
 from .questions import CHUNK
-from .responses import MAX_CONFLICT_TRIES, answer_data, immersive_step, live
+from .responses import answer_data, immersive_step, live
 
 
 def results(campaign: Campaign) -> dict[str, Any]:
@@ -109,28 +107,10 @@ def design_table(campaign: Campaign) -> list[dict[str, Any]]:
 
 
 def design_slots(campaign: Campaign, items: list, annotators: list[Any]) -> list[tuple[str, str, int]]:
-    """(annotator id, item index, first version) triples: counterbalanced, no reader on their own team's system.
-
-    The counterbalancing ignores teams; a draw that gives a reader a document holding their team's
-    system is redrawn with the next seed (the design stays balanced), up to 200 times.
-    """
-    per_doc = int(campaign.setting("readers_per_document", 2))
-    per_reader = int(campaign.setting("documents_per_reader", 2))
-    readers = [str(a.id) for a in annotators]
-    teams = {str(a.id): a.user.team_id for a in annotators}
-    docs = [str(i) for i in range(len(items))]
-    if not readers:
+    """(annotator id, item index, first version) triples: the core's counterbalanced pairs with the study's
+    readers per document and documents per reader."""
+    if not annotators:
         raise bad("too_few_annotators", "the study has no readers yet: invite or add some first", 409)
-    last_error = ""
-    for attempt in range(MAX_CONFLICT_TRIES):
-        try:
-            slots = counterbalance(readers, docs, readers_per_document=per_doc, documents_per_reader=per_reader,
-                                   seed=campaign.seed + attempt)
-        except ValueError as exc:
-            raise bad("cannot_assign", f"cannot counterbalance: {exc}", 409) from None
-        clash = [s for s in slots if teams[s.reader] and teams[s.reader] in items[int(s.document)].team_ids]
-        if not clash:
-            return [(s.reader, s.document, s.first_version) for s in slots]
-        last_error = f"a reader of team {clash[0].reader} would read their own team's system"
-    raise bad("cannot_assign", f"no counterbalanced design keeps every reader off their own team's system "
-              f"({last_error}): add readers from other teams", 409)
+    pairs = counterbalanced_pairs(campaign, items, annotators, int(campaign.setting("readers_per_document", 2)),
+                                  int(campaign.setting("documents_per_reader", 2)))
+    return [(str(a), str(i), first) for i, a, first in pairs]
