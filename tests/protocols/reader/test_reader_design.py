@@ -106,3 +106,10 @@ def test_guidelines_are_blind():
     assert blind_words_in("It was human made", []) == ["human"]
     assert blind_words_in("by Nightjar-MT, team heron", ["nightjar-mt", "Heron"]) == ["nightjar-mt", "Heron"]
     assert blind_words_in("preference, referenced, humane", []) == []
+
+
+def test_the_break_is_said_in_words():
+    from enface.protocols.reader.design import lock_phrase
+
+    assert [lock_phrase(h) for h in (0, 0.05, 1 / 60, 1, 12, 24, 72)] == [
+        "right", "3 minutes", "1 minute", "1 hour", "12 hours", "one day", "3 days"]

@@ -71,12 +71,16 @@ BLIND_WORDS = ("human", "machine", "reference", "system", "mt", "ht", "gpt", "ll
 
 
 def lock_phrase(hours: float) -> str:
+    """The break in words: "one day", "3 days", "12 hours", "1 hour", "3 minutes" ("right": none)."""
     if hours <= 0:
         return "right"
     if hours % 24 == 0:
         days = int(hours // 24)
         return "one day" if days == 1 else f"{days} days"
-    return f"{hours:g} hours"
+    if hours < 1:
+        minutes = max(1, round(hours * 60))
+        return "1 minute" if minutes == 1 else f"{minutes} minutes"
+    return "1 hour" if hours == 1 else f"{hours:g} hours"
 
 
 def default_guidelines(lock_hours: float, chunk_words: int) -> str:

@@ -10,7 +10,7 @@ from flask_login import current_user
 from ...campaigns.models import Assignment
 from ...campaigns.services import stage_opens_at
 from . import answers as ans
-from .design import STAGE_TITLES, STAGES, VERSIONS, chunk_sides, reading_order
+from .design import STAGE_TITLES, STAGES, VERSIONS, chunk_sides, lock_phrase, reading_order
 from .display import NORMALISATION, paragraphs
 from .questions import CHUNK, BookVerdict, post_questions, questionnaires_json
 from .responses import answer_data, immersive_step, live, live_highlights, passphrase_accepted, siblings
@@ -91,7 +91,7 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         "responses": {f"{k[0]}:{k[1]}": {"uuid": r.uuid, "rev": r.rev, "data": r.data}
                       for k, r in found.items() if k[0] != "passphrase"},
         "first_visit": not found and not asg.times,
-        "lock_text": (f"Part 2 opens {_hours(lock_hours)} after you finish Part 1. Your answers become final."
+        "lock_text": (f"Part 2 opens {lock_phrase(lock_hours)} after you finish Part 1. Your answers become final."
                       if lock_hours > 0 else "Your answers become final; Part 2 opens right away."),
         "immersive": None, "close": None, "post": None, "locked": None,
         "urls": {"api": url_for("annotate.api_item", public_id=asg.public_id),
@@ -118,7 +118,7 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         state["view"] = "locked"
         state["locked"] = {"opens_at": opens_at.isoformat(), "opens_at_text": f"{opens_at:%Y-%m-%d %H:%M} UTC",
                            "title": f"Part 2 of Book {asg.number} is not open yet",
-                           "why": f"Part 2 (close reading) opens {_hours(lock_hours)} after you finished Part 1, so "
+                           "why": f"Part 2 (close reading) opens {lock_phrase(lock_hours)} after you finished Part 1, so "
                                   "that you come back to the texts with fresh eyes. Nothing you saved is lost."}
         return state
 
@@ -170,10 +170,3 @@ def list_status(asg: Assignment) -> dict[str, Any]:
     else:
         text = "final questions" if asg.plan.get("post") else "Part 2 done"
     return {"text": text, "locked": False, "opens_at": None}
-
-
-def _hours(h: float) -> str:
-    if h % 24 == 0:
-        d = int(h // 24)
-        return "one day" if d == 1 else f"{d} days"
-    return f"{h:g} hours"
