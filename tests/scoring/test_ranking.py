@@ -69,3 +69,20 @@ def test_mqm_uses_the_same_rule():
         ("A", 1, 1, [1, 1]), ("B", 2, 3, [2, 3]), ("C", 2, 3, [2, 3]), ("D", 4, 4, [4, 4])]
     # pairs naming systems outside the ranking are ignored, as before
     assert mqm_clusters(["A", "B"], pairs) == [["A"], ["B"]]
+
+
+def test_mqm_wilcoxon_json_carries_both_rank_ranges():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    tsv = root / "tests" / "mqm" / "fixtures" / "google_small.tsv"
+    out = subprocess.run([sys.executable, "-m", "mqm", "wilcoxon", str(tsv), "--scheme", "google-mqm", "--unit",
+                          "segment", "--json"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    wx = json.loads(out.stdout)
+    assert wx["clusters"] == [["Y", "X"]]
+    assert [(r["system"], r["rank"], r["cluster"], r["cluster_rank_range"], r["rank_low"], r["rank_high"])
+            for r in wx["ranks"]] == [("Y", 1, 1, [1, 2], 1, 2), ("X", 2, 1, [1, 2], 1, 2)]
