@@ -26,7 +26,7 @@ from .files import load, save
 from .model import MQMData, MQMInputError
 from .schemes import DEFAULT_SCHEME, Scheme, SchemeError, available_schemes, load_scheme
 from .scores import ranked, score
-from .significance import clusters, wilcoxon_pairs
+from .significance import clusters, rank_ranges, wilcoxon_pairs
 from .words import MODES, WordCounter
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
@@ -259,7 +259,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         groups = clusters(order, pairs)
         if args.json:
             _emit({"scheme": scheme.name, "unit": args.unit, "alpha": args.alpha, "ranking": order,
-                   "clusters": groups, "pairs": pairs})
+                   "clusters": groups, "ranks": rank_ranges(order, pairs), "pairs": pairs})
         else:
             for i, group in enumerate(groups, 1):
                 print(f"cluster {i}: " + ", ".join(f"{s} ({_fmt(system_scores[s]['score'])})" for s in group))

@@ -13,6 +13,9 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
+from scoring.ranking import cluster_rank_ranges, wins_losses
+from scoring.ranking import clusters as ranking_clusters
+
 from .model import MQMData
 from .schemes import Scheme
 from .scores import prepare, unit_scores
@@ -69,18 +72,37 @@ def wilcoxon_pairs(data: MQMData | UnitScores, scheme: Scheme | None = None, *, 
     return results
 
 
+def significant_pairs(pairs: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """``(winner, loser)`` for every significant pair of :func:`wilcoxon_pairs` that has a better side."""
+    return {(r["better"], r["b"] if r["better"] == r["a"] else r["a"])
+            for r in pairs if r["significant"] and r["better"] is not None}
+
+
 def clusters(ranking: list[str], pairs: list[dict[str, Any]]) -> list[list[str]]:
     """Split a best-first ranking into clusters.
 
     A boundary falls between two neighbours only when every system above it is
     significantly better than every system below it; systems inside a cluster are
-    therefore not separable by the test.
+    therefore not separable by the test. The rule is :func:`scoring.ranking.clusters`
+    (method "wmt"), the one the automatic metrics use.
     """
-    sig = {(r["better"], r["b"] if r["better"] == r["a"] else r["a"])
-           for r in pairs if r["significant"] and r["better"] is not None}
-    out: list[list[str]] = [[]]
-    for i, system in enumerate(ranking):
-        if i and all((x, y) in sig for x in ranking[:i] for y in ranking[i:]):
-            out.append([])
-        out[-1].append(system)
-    return [c for c in out if c]
+    return ranking_clusters(ranking, significant_pairs(pairs), method="wmt", strict=False)
+
+
+def rank_ranges(ranking: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per system of a best-first ranking, with both kinds of rank range.
+
+    ``rank`` (position), ``cluster`` (1-based), ``cluster_rank_range`` ([first, last]
+    positions of its cluster: what the MQM leaderboard shows as its rank range),
+    ``wins``, ``losses`` and ``rank_low``/``rank_high`` (= losses + 1 .. N - wins, the
+    significance rank range), all from :mod:`scoring.ranking`.
+    """
+    beats = significant_pairs(pairs)
+    groups = clusters(ranking, pairs)
+    spans = cluster_rank_ranges(groups)
+    cluster_of = {s: i for i, g in enumerate(groups, 1) for s in g}
+    wl = wins_losses(ranking, beats, strict=False)
+    n = len(ranking)
+    return [{"system": s, "rank": i, "cluster": cluster_of[s], "cluster_rank_range": list(spans[s]),
+             "wins": wl[s][0], "losses": wl[s][1], "rank_low": wl[s][1] + 1, "rank_high": n - wl[s][0]}
+            for i, s in enumerate(ranking, 1)]

@@ -3,6 +3,7 @@
     python -m scoring validate TESTSET_DIR SUBMISSION [--document-level] [--json]
     python -m scoring score TESTSET_DIR SUBMISSION [SUBMISSION ...] [-m bleu chrf ter dbleu comet]
     python -m scoring score --src SRC --ref REF1 --ref REF2 [--docs DOCIDS] HYP [HYP ...]
+    python -m scoring meta --human HUMAN.json --metrics METRICS.json [--json]
 
 Exit status: 0 success, 1 invalid input (the report says why), 2 usage error.
 """
@@ -68,6 +69,23 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--workers", type=int, help="processes for BLEU/chrF/TER (default: all cores)")
     sc.add_argument("--width", type=int, default=2, help="decimals in the text table")
     sc.add_argument("--json", action="store_true", help="one JSON object on standard output")
+
+    me = sub.add_parser("meta", help="correlate metric scores with human scores (system level)",
+                        description="Meta-evaluation: every metric of METRICS.json (the --json output of "
+                                    "python -m scoring score) against the human scores of HUMAN.json (the --json "
+                                    "output of python -m mqm score, or {\"higher_is_better\", \"scores\": "
+                                    "{system: score}}). Systems are matched by name; a scored submission's name "
+                                    "is its final path component without extension. Scores are oriented "
+                                    "(lower-is-better ones negated) so that a positive correlation means "
+                                    "agreement. Pearson, Spearman (with rho^2 x 100), Kendall tau-b (or tau-c) "
+                                    "and pairwise accuracy (human ties left out, metric ties count as wrong), "
+                                    "each with a percentile bootstrap interval over systems.")
+    me.add_argument("--human", required=True, metavar="HUMAN.json", help="human system scores")
+    me.add_argument("--metrics", required=True, metavar="METRICS.json", help="python -m scoring score --json output")
+    me.add_argument("--kendall", choices=["b", "c"], default="b", help="Kendall's tau variant (default b)")
+    me.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over systems (default 1000)")
+    me.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    me.add_argument("--json", action="store_true", help="one JSON object on standard output")
     return parser
 
 
@@ -76,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "validate":
             return cmd_validate(args)
+        if args.command == "meta":
+            return cmd_meta(args)
         return cmd_score(args)
     except UsageError as exc:
         print(f"python -m scoring: error: {exc}", file=sys.stderr)
@@ -83,6 +103,24 @@ def main(argv: list[str] | None = None) -> int:
     except TestSetError as exc:
         print(f"python -m scoring: invalid test set: {exc}", file=sys.stderr)
         return EXIT_INVALID
+
+
+def cmd_meta(args) -> int:
+    from .meta import MetaInputError, format_text, meta_from_files
+
+    if args.n_boot < 1:
+        raise UsageError("--n-boot must be at least 1")
+    try:
+        result = meta_from_files(args.human, args.metrics, n_boot=args.n_boot, seed=args.seed,
+                                 kendall_variant=args.kendall)
+    except MetaInputError as exc:
+        print(f"python -m scoring meta: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print(format_text(result))
+    return EXIT_OK
 
 
 def _load_testset(path: str) -> TestSet:

@@ -66,7 +66,9 @@ Clusters
 Systems are ordered by score (best first; equal scores keep the input order).
 ``wins``/``losses`` count significant pairwise wins and losses at ``alpha``
 (p < alpha and the score favours the winner). The rank range of a system is
-``losses + 1 .. N - wins``. Clusters (``cluster_method``):
+``losses + 1 .. N - wins``. Ranges and clusters come from :mod:`scoring.ranking`
+(shared with ``mqm.significance``); each ranking row also carries
+``cluster_rank_range``, the positions its cluster spans. Clusters (``cluster_method``):
 
 * ``"wmt"`` (default), the WMT findings convention since WMT20: "clusters are
   identified by grouping systems together according to which systems
@@ -88,11 +90,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+
+from .ranking import CLUSTER_METHODS, rank_and_cluster
 
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
 #: sacrebleu's default seed (``SACREBLEU_SEED`` unset)
@@ -104,7 +108,6 @@ BLOCK_CELLS = 1 << 20
 _AR_ROW_MULTIPLE = 32
 
 TESTS = ("bs", "ar")
-CLUSTER_METHODS = ("wmt", "rank_range")
 
 
 def sacrebleu_seed(env: Mapping[str, str] | None = None) -> int | None:
@@ -450,51 +453,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
-
-
-# ---------------------------------------------------------------------------
-# Ranking and clusters
-
-
-def rank_and_cluster(scores: Mapping[str, float], better: Iterable[tuple[str, str]], *,
-                     higher_is_better: bool = True, method: str = "wmt") -> list[dict]:
-    """Rank ranges and clusters from significant pairwise wins.
-
-    ``better`` holds (winner, loser) pairs: winner is significantly better than
-    loser. Returns one dict per system, best score first: system, score, wins,
-    losses, rank_low (= losses + 1), rank_high (= N - wins), cluster (1-based).
-    """
-    if method not in CLUSTER_METHODS:
-        raise ValueError(f"unknown cluster method {method!r}; use one of {CLUSTER_METHODS}")
-    names = list(scores)
-    pos = {s: i for i, s in enumerate(names)}
-    order = sorted(names, key=lambda s: ((-scores[s] if higher_is_better else scores[s]), pos[s]))
-    beats = {(a, b) for a, b in better}
-    for a, b in beats:
-        if a not in pos or b not in pos:
-            raise ValueError(f"unknown system in significant pair ({a!r}, {b!r})")
-    n = len(order)
-    wins = {s: sum((s, t) in beats for t in names if t != s) for s in names}
-    losses = {s: sum((t, s) in beats for t in names if t != s) for s in names}
-    low = {s: losses[s] + 1 for s in names}
-    high = {s: n - wins[s] for s in names}
-
-    boundaries = []
-    for k in range(1, n):
-        top, bottom = order[:k], order[k:]
-        if method == "wmt":
-            cut = all((a, b) in beats for a in top for b in bottom)
-        else:
-            cut = max(high[a] for a in top) < min(low[b] for b in bottom)
-        boundaries.append(cut)
-
-    ranking, cluster = [], 1
-    for i, s in enumerate(order):
-        if i > 0 and boundaries[i - 1]:
-            cluster += 1
-        ranking.append({"system": s, "score": scores[s], "wins": wins[s], "losses": losses[s],
-                        "rank_low": low[s], "rank_high": high[s], "cluster": cluster})
-    return ranking
 
 
 # ---------------------------------------------------------------------------
