@@ -14,6 +14,7 @@ import mqm
 from mqm.agreement import segment_alpha as mqm_segment_alpha
 from mqm.scores import grouped as mqm_grouped
 from mqm.scores import ranked as mqm_ranked
+from scoring.ranking import cluster_rank_ranges, format_range
 
 from ....campaigns import reading
 from ....campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
@@ -188,13 +189,13 @@ def compute_results(campaign: Campaign, *, doc: str | None = None, rows: Campaig
                 units = mqm.unit_scores(prepared, unit)
             pairs = mqm.wilcoxon_pairs(units, scheme, unit=unit, systems=order)
         clusters = mqm.clusters(order, pairs) if order else []
+        spans = cluster_rank_ranges(clusters)   # the positions each cluster spans ("rank_range" on the page)
         rows_out, position = [], 0
         for c_index, cluster in enumerate(clusters, 1):
-            first = position + 1
             for system in cluster:
                 position += 1
                 rows_out.append({"system": system, "rank": position, "cluster": c_index,
-                                 "rank_range": f"{first}–{first + len(cluster) - 1}" if len(cluster) > 1 else str(first),
+                                 "rank_range": format_range(*spans[system]),
                                  "score": members[system]["score"], "submission_id": label_to_sub.get(system),
                                  "team": out["systems"][system]["team"],
                                  "constrained": out["systems"][system]["constrained"]})
