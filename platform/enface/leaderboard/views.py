@@ -25,6 +25,14 @@ def csv(testset_id: int):
                     headers={"Content-Disposition": f'attachment; filename="leaderboard-{testset_id}.csv"'})
 
 
+@bp.get("/<int:testset_id>.signatures.csv")
+def signatures_csv(testset_id: int):
+    board = lb.visible_leaderboard(current_user, testset_id)
+    return Response(lb.signatures_csv(board), mimetype="text/csv",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="leaderboard-{testset_id}.signatures.csv"'})
+
+
 @bp.get("/<int:testset_id>.json")
 def json(testset_id: int):
     board = lb.visible_leaderboard(current_user, testset_id)

@@ -170,21 +170,55 @@ def api_rows(board: dict) -> list[dict]:
                         for k, v in r["scores"].items()}, "mqm": r.get("mqm")} for r in board["rows"]]
 
 
+#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``.
+MQM_CSV_COLUMNS = [("MQM", "score"), ("MQM rank", "rank"), ("MQM rank range", "rank_range"),
+                   ("MQM cluster", "cluster")]
+
+
+def _number(value) -> str:
+    """A score cell: 4 decimals (the page shows 2, the JSON download full precision); empty when missing."""
+    return "" if value is None else f"{value:.4f}"
+
+
 def to_csv(board: dict) -> str:
+    """The scores as a plain table that pandas and spreadsheets read as is.
+
+    Rows in the page's order (its groups in the WMT order, within a group the page's
+    order), a ``group`` column, numbers in the metric columns (an empty cell where the
+    page says n/a), MQM columns when a human ranking is released, no comment lines:
+    the signatures are in :func:`signatures_csv`.
+    """
     out = io.StringIO()
     writer = csv.writer(out)
     keys = [c["key"] for c in board["columns"]]
+    mqm = board.get("mqm") is not None
     writer.writerow(["group", "team", "system", "label", "constrained", "baseline", "submission_id",
-                     *[c["name"] for c in board["columns"]]])
-    for r in board["rows"]:
-        writer.writerow([r["group"], _csv_safe(r["team"]), _csv_safe(r["system"]), r["label"],
-                         "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
-                         *["n/a" if r["scores"][k]["score"] is None else f"{r['scores'][k]['score']:.4f}"
-                           for k in keys]])
-    writer.writerow([])
-    for key, sigs in board["signatures"].items():
-        for sig in sigs:
-            writer.writerow([f"# {key} signature", sig])
+                     *[c["name"] for c in board["columns"]], *([h for h, _f in MQM_CSV_COLUMNS] if mqm else [])])
+    for group in grouped(board):
+        for r in group["rows"]:
+            cells = [r["group"], _csv_safe(r["team"]), _csv_safe(r["system"]), r["label"],
+                     "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
+                     *[_number(r["scores"][k]["score"]) for k in keys]]
+            if mqm:   # empty cells for a system outside the human evaluation
+                human = r.get("mqm") or {}
+                cells += [_number(human.get("score")),
+                          *["" if human.get(f) is None else human[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
+            writer.writerow(cells)
+    return out.getvalue()
+
+
+def signatures_csv(board: dict) -> str:
+    """The sidecar of :func:`to_csv`: one row per metric signature (columns metric, signature).
+
+    ``metric`` is the metric's column title in the scores CSV; a metric scored under
+    several signatures has several rows, one without a score has none.
+    """
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["metric", "signature"])
+    for c in board["columns"]:
+        for sig in board["signatures"].get(c["key"], []):
+            writer.writerow([c["name"], sig])
     return out.getvalue()
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 import re
 
+import pandas
 import pytest
 
 from tests.support.testkit import system_files, upload
@@ -88,16 +89,44 @@ def _best_primary_is_the_highest(client, board):
     assert unc[0]["scores"]["bleu"]["score"] >= unc[1]["scores"]["bleu"]["score"]   # sorted, best first
 
 
+def _page_systems(html: str) -> list[str]:
+    """The system names in the order the page shows them."""
+    return re.findall(r'<td class="system"><a href="[^"]*">([^<]+)</a>', html)
+
+
 def _csv_and_json(client, board):
     ts, ids, _ = board
     resp = client.get(f"/leaderboard/{ts}.csv")
     assert resp.mimetype == "text/csv" and "attachment" in resp.headers["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(resp.get_data(as_text=True))))
-    assert rows[0] == ["group", "team", "system", "label", "constrained", "baseline", "submission_id", "BLEU",
-                       "chrF", "COMET", "TER", "d-BLEU"]
-    doc = next(r for r in rows if len(r) > 2 and r[2] == "inkstone-doc")
-    assert doc[7] == "n/a" and doc[9] == "n/a" and float(doc[11]) > 0
-    assert any(r and r[0] == "# bleu signature" for r in rows)
+    text = resp.get_data(as_text=True)
+    assert not any(line.startswith("#") for line in text.splitlines())   # no comment lines: pandas reads it as is
+    assert "n/a" not in text
+    frame = pandas.read_csv(io.StringIO(text))
+    assert list(frame.columns) == ["group", "team", "system", "label", "constrained", "baseline", "submission_id",
+                                   "BLEU", "chrF", "COMET", "TER", "d-BLEU"]   # no MQM columns: no human ranking
+    for col in ("BLEU", "chrF", "COMET", "TER", "d-BLEU"):
+        assert frame[col].dtype == "float64", col
+    assert frame["COMET"].isna().all()
+    doc = frame.set_index("system").loc["inkstone-doc"]
+    assert pandas.isna(doc["BLEU"]) and pandas.isna(doc["TER"]) and doc["d-BLEU"] > 0
+    # The page's order, group by group in the WMT order.
+    html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
+    assert list(frame["system"]) == _page_systems(html)
+    assert list(dict.fromkeys(frame["group"])) == ["baseline", "primary-constrained", "primary-unconstrained",
+                                                   "contrastive"]
+    # 4 decimals, the same for every score cell
+    cells = [c for row in csv.reader(io.StringIO(text)) for c in row[7:]][5:]
+    assert cells and all(c == "" or re.fullmatch(r"-?\d+\.\d{4}", c) for c in cells)
+    # The signatures: a sidecar download, linked next to the CSV.
+    assert f'href="/leaderboard/{ts}.signatures.csv"' in html
+    resp = client.get(f"/leaderboard/{ts}.signatures.csv")
+    assert resp.mimetype == "text/csv" and "signatures.csv" in resp.headers["Content-Disposition"]
+    sigs = pandas.read_csv(io.StringIO(resp.get_data(as_text=True)))
+    assert list(sigs.columns) == ["metric", "signature"]
+    assert set(sigs["metric"]) == {"BLEU", "chrF", "TER", "d-BLEU"}   # COMET has no score, so no signature
+    api = client.get(f"/api/v1/testsets/{ts}/leaderboard").get_json()["signatures"]
+    assert sorted(sigs["signature"]) == sorted(s for v in api.values() for s in v)
+    assert "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" in set(sigs["signature"])
     data = client.get(f"/leaderboard/{ts}.json").get_json()
     assert len(data["rows"]) == 6 and data["released"] is True
 
@@ -159,3 +188,14 @@ def test_team_view_before_release_has_no_cross_team_marks(client, world):
     login(client, "cap@a.org")
     html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
     assert "Not released yet" in html and 'class="entry top"' not in html and "num best" not in html
+
+
+def test_csv_neutralises_formulas(client, world):
+    """A system or team name that a spreadsheet would run as a formula is quoted with a leading '."""
+    ts = world.testset(released=True)
+    _a, a = world.team_with_token("cap@a.org", "@Evil team")
+    upload(client, ts, a, system_name='=HYPERLINK("http://x.example","ok")')
+    frame = pandas.read_csv(io.StringIO(client.get(f"/leaderboard/{ts}.csv").get_data(as_text=True)))
+    assert frame["system"].tolist() == ['\'=HYPERLINK("http://x.example","ok")']
+    assert frame["team"].tolist() == ["'@Evil team"]
+    assert frame["BLEU"].dtype == "float64" and frame["BLEU"][0] > 0

@@ -111,7 +111,8 @@ def test_leaderboard_before_release(client, world):
     upload(client, ts, token_a, system_name="alpha-sys")
     upload(client, ts, token_b, system_name="beta-sys", files=system_files("weak-mt"))
     # The public: nothing, in every form.
-    for path in (f"/leaderboard/{ts}", f"/leaderboard/{ts}.csv", f"/leaderboard/{ts}.json"):
+    for path in (f"/leaderboard/{ts}", f"/leaderboard/{ts}.csv", f"/leaderboard/{ts}.signatures.csv",
+                 f"/leaderboard/{ts}.json"):
         assert client.get(path).status_code == 404
     assert_api_error(client.get(f"/api/v1/testsets/{ts}/leaderboard"), 404, "not_found")
     # A team: only its own rows.
