@@ -86,7 +86,7 @@ def _build(ts: TestSet) -> dict:
         if group.startswith("primary") and members and members[0]["scores"][sort_key]["score"] is not None:
             members[0]["top"] = True
     return {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
-            "tgt_lang": ts.tgt_lang, "sort_metric": sort_key,
+            "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key,
             "columns": [{"key": k, "name": n, "higher_is_better": h} for k, n, h in COLUMNS],
             "signatures": signatures, "na_reasons": reasons, "rows": rows}
 
@@ -107,6 +107,7 @@ def get_leaderboard(testset_id: int) -> dict:
     board = _build(ts)
     for hook in _board_hooks:
         hook(board)
+    board = order_by_human(board)   # before caching: the cached board is the ordered one
     if use_cache:
         with _lock:
             _cache[testset_id] = (version, board)
@@ -116,10 +117,56 @@ def get_leaderboard(testset_id: int) -> dict:
     return board
 
 
+def order_by_human(board: dict) -> dict:
+    """The board ordered and highlighted by its released human ranking (``board["mqm"]``), if any.
+
+    Rows group by group (the page's groups in the WMT order), within each group the
+    systems the human evaluation ranked in that group by their rank (best first), then
+    the others in the automatic order. ``top`` marks the
+    systems of each primary group's first human cluster; a primary group the human
+    evaluation did not rank keeps its automatic highlight. ``order_by`` becomes
+    ``"mqm"``; ``sort_metric`` stays the automatic metric and the per-metric ``best``
+    marks are untouched. Without a released human ranking the board is returned as is.
+    Returns a new board; the rows given are not changed.
+    """
+    human = board.get("mqm")
+    if not human:
+        return board
+
+    def ranked(row) -> dict | None:
+        m = row.get("mqm")
+        if m and m.get("score") is not None and m.get("rank") is not None and m.get("group") == row["group"]:
+            return m
+        return None
+
+    group_index = {key: n for n, (key, _title) in enumerate(GROUPS)}
+    # sorted() is stable: equal keys (the systems without a human rank) keep the automatic order
+    rows = [dict(r) for r in sorted(board["rows"], key=lambda r: (
+        group_index.get(r["group"], len(GROUPS)), ranked(r) is None, ranked(r)["rank"] if ranked(r) else 0))]
+    unranked = []
+    for group, _title in GROUPS:
+        members = [r for r in rows if r["group"] == group]
+        if not group.startswith("primary") or not members:
+            continue
+        if not any(ranked(r) for r in members):
+            unranked.append(group)     # keeps its automatic highlight
+            continue
+        for r in members:
+            r.pop("top", None)
+            if ranked(r) and ranked(r)["cluster"] == 1:
+                r["top"] = True
+    out = dict(board)
+    out["rows"] = rows
+    out["order_by"] = "mqm"
+    out["order_unranked_groups"] = unranked
+    return out
+
+
 def api_payload(board: dict) -> dict:
     """The leaderboard as the API and the JSON download give it."""
     return {"testset_id": board["testset_id"], "testset": board["testset"], "task": board["task"],
             "released": board["released"], "scope": board["scope"], "sort_metric": board["sort_metric"],
+            "order_by": board.get("order_by", board["sort_metric"]),
             "columns": board["columns"], "signatures": board["signatures"], "rows": api_rows(board)}
 
 

@@ -423,6 +423,7 @@ def test_organizer_pages(live, browser):
                         released=True, references_public=False)
     page.goto(f"{base}/leaderboard/{world.testset_id}")
     assert page.locator("th.mqm").count() == 1
+    assert "ordered by the official human ranking" in page.locator("#order-note").inner_text().lower()
     page.click("th.mqm button.sort")
     shot(page, "25-leaderboard-mqm")
     page.goto(f"{base}/campaigns/{cid}/results")
