@@ -197,17 +197,23 @@ def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.
         return camp.id
 
 
-def assignments_of(world: World, campaign_id: int, email: str) -> list[dict]:
-    """[{public_id, number, item_id, submission_id, segments, attention_seg, ...}] of one annotator."""
+def annotator_assignments(world, campaign_id: int, email: str) -> list:
+    """One annotator's assignments in a campaign, by number (call inside ``world.ctx()``)."""
     from enface.campaigns.models import Assignment, CampaignAnnotator
     from enface.extensions import db
     from sqlalchemy import select
 
+    return list(db.session.scalars(select(Assignment).join(CampaignAnnotator, Assignment.annotator_id == CampaignAnnotator.id)
+                                   .where(Assignment.campaign_id == campaign_id,
+                                          CampaignAnnotator.user_id == world.users[email])
+                                   .order_by(Assignment.number)))
+
+
+def assignments_of(world: World, campaign_id: int, email: str) -> list[dict]:
+    """[{public_id, number, item_id, submission_id, segments, attention_seg, ...}] of one annotator."""
+
     with world.ctx():
-        rows = db.session.scalars(select(Assignment).join(CampaignAnnotator, Assignment.annotator_id == CampaignAnnotator.id)
-                                  .where(Assignment.campaign_id == campaign_id,
-                                         CampaignAnnotator.user_id == world.users[email])
-                                  .order_by(Assignment.number)).all()
+        rows = annotator_assignments(world, campaign_id, email)
         return [{"public_id": a.public_id, "number": a.number, "item_id": a.item_id, "id": a.id,
                  "submission_id": a.item.submission_id, "document": a.item.document.name,
                  "segments": a.item.seg_end - a.item.seg_start,

@@ -56,6 +56,10 @@ class Protocol:
     #: Routes of its own (mounted by the app under /protocols/<key>/), or None.
     blueprint: ClassVar[Blueprint | None] = None
 
+    def required(self, hook: str) -> NotImplementedError:
+        """The error for a hook every protocol must provide (the base class has no sensible default)."""
+        return NotImplementedError(f"the {self.key or type(self).__name__} protocol does not implement {hook}()")
+
     # -- settings ---------------------------------------------------------------------------------
     def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
         """The protocol's settings from a form or the CLI, checked; raises ServiceError naming the field."""
@@ -76,11 +80,11 @@ class Protocol:
 
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
         """The creation form's initial values."""
-        raise NotImplementedError
+        raise self.required("form_defaults")
 
     def input_from_form(self, form: dict[str, Any], posted) -> Any:
         """Updates ``form`` from the posted fields and returns a :class:`CampaignInput`."""
-        raise NotImplementedError
+        raise self.required("input_from_form")
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         """More template variables for the creation form."""
@@ -96,7 +100,7 @@ class Protocol:
 
     # -- the start ----------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
-        raise NotImplementedError
+        raise self.required("build_items")
 
     def plan_assignments(self, campaign: Campaign, items: list[ItemPlan],
                          annotators: list[Any]) -> list[tuple[int, int, dict[str, Any]]] | None:
@@ -116,7 +120,7 @@ class Protocol:
     # -- the annotator --------------------------------------------------------------------------------
     def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         """Everything the item page needs, and nothing that names a system, a team or a reference."""
-        raise NotImplementedError
+        raise self.required("item_state")
 
     def check_response(self, asg: Assignment, kind: str, key: str, data: Any) -> dict[str, Any]:
         """A response to store (the core's autosave), checked; raises ServiceError(400) naming the field."""
@@ -152,11 +156,11 @@ class Protocol:
 
     # -- results ----------------------------------------------------------------------------------------
     def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
-        raise NotImplementedError
+        raise self.required("results")
 
     def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
         """The results frozen at release; raises ServiceError(409) when there is nothing to release."""
-        raise NotImplementedError
+        raise self.required("release_snapshot")
 
     def exports(self) -> dict[str, tuple[str, str, str]]:
         """{format: (mimetype, file extension, the button's title)} this protocol can export."""
@@ -166,7 +170,7 @@ class Protocol:
         raise NotFound("export format")
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
-        raise NotImplementedError
+        raise self.required("progress")
 
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         """A released campaign's contribution to its test set's leaderboard (a column, a ranking), or None."""

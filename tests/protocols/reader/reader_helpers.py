@@ -11,7 +11,7 @@ import uuid as uuidlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support.campaigns import PASSWORD, add_submission, fast_user  # noqa: F401  (shared with MQM's)
+from tests.support.campaigns import PASSWORD, add_submission, annotator_assignments, fast_user  # noqa: F401  (shared with MQM's)
 
 __all__ = ["PASSWORD", "ReaderWorld", "build_reader_world", "new_study", "books_of", "uid"]
 
@@ -137,15 +137,9 @@ def new_study(world: ReaderWorld, *, readers=("reader1@example.org", "reader2@ex
 
 def books_of(world: ReaderWorld, campaign_id: int, email: str) -> list[dict]:
     """The reader's assignments by number: public id, document, plan."""
-    from enface.campaigns.models import Assignment, CampaignAnnotator
-    from enface.extensions import db
-    from sqlalchemy import select
 
     with world.ctx():
-        rows = db.session.scalars(select(Assignment).join(CampaignAnnotator, Assignment.annotator_id == CampaignAnnotator.id)
-                                  .where(Assignment.campaign_id == campaign_id,
-                                         CampaignAnnotator.user_id == world.users[email])
-                                  .order_by(Assignment.number)).all()
+        rows = annotator_assignments(world, campaign_id, email)
         return [{"public_id": a.public_id, "number": a.number, "id": a.id, "document": a.item.document.name,
                  "plan": dict(a.plan), "stage": a.stage, "state": a.state} for a in rows]
 
