@@ -1,0 +1,344 @@
+"""Reading the two files: the human scores (MQM, rubric or reader study) and the metric scores.
+
+HUMAN files, told apart by their content:
+
+* **MQM**: ``python -m mqm score FILE --json`` (``{"scheme", "higher_is_better", "by",
+  "scores"}``), by system (system level) or ``--by doc`` (document level); any object
+  of that shape, a score being ``{"score": x}`` or a bare number. The direction is the
+  file's ``higher_is_better`` (google-mqm: lower is better).
+* **rubric**: ``{"protocol": "rubric", "systems": [{"system", "overall", "dimensions":
+  {name: score}}], "items": [{"item", "document", "segment", "system", "rater",
+  "dimension", "sp", ...}]}``; higher is better. One human source for ``overall`` and one
+  per dimension; an item's score is ``sp`` averaged over raters (and, for ``overall``,
+  over dimensions); ``segment`` is the 0-based position in the document.
+* **reader study**: the JSON Lines export the platform writes (:mod:`humaneval.export`).
+  Its chunk judgements give the chunk level; a system's share of the chunk choices is its
+  system-level score. A chunk record's ``testset_document`` and ``segments`` ([start,
+  end), 0-based) say which segments the chunk shows, which lets metric segment scores be
+  averaged per chunk.
+
+METRICS files: ``python -m scoring score ... --json`` (``{"systems": [{"name", "scores":
+{metric: {"score", "higher_is_better", "name"}}}]}``); with ``--segments`` each score
+also has ``segments`` (one value per segment) and the file ``segment_keys`` ([document,
+position] per segment). A scored submission's name is the final path component without
+extension (``data/demo/systems/strong-mt`` -> ``strong-mt``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from .chunks import ChunkJudgement
+from .errors import MetaInputError
+
+
+@dataclass
+class HumanSource:
+    """One human score to meta-evaluate against (a campaign, or one rubric dimension)."""
+
+    key: str
+    label: str
+    kind: str                                   # mqm | rubric | reader | scores
+    higher_is_better: bool
+    systems: dict[str, float] = field(default_factory=dict)
+    items: dict[str, dict[Hashable, float]] = field(default_factory=dict)   # {system: {item key: score}}
+    item_unit: str | None = None                # "segment": (document, position); "document": document
+    chunks: list[ChunkJudgement] = field(default_factory=list)
+
+    def describe(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "kind": self.kind, "higher_is_better": self.higher_is_better,
+                "systems": len(self.systems), "item_unit": self.item_unit,
+                "items": sum(len(v) for v in self.items.values()), "chunk_judgements": len(self.chunks)}
+
+
+@dataclass
+class MetricScores:
+    metric: str
+    scores: dict[str, float]
+    higher_is_better: bool
+    name: str = ""
+    segments: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)   # {system: {(doc, pos): v}}
+
+
+# ---------------------------------------------------------------------------
+# files
+
+
+def _read_text(path: str | Path) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise MetaInputError("no such file", path)
+    try:
+        return p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise MetaInputError("not UTF-8 text", path) from None
+
+
+def read_json(path: str | Path) -> Any:
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise MetaInputError(f"invalid JSON ({exc})", path) from None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def system_name(name: str) -> str:
+    """A scored submission's name: the final path component without extension."""
+    return Path(str(name).rstrip("/\\")).stem or str(name)
+
+
+# ---------------------------------------------------------------------------
+# human scores
+
+
+def human_kind(obj: Any) -> str:
+    """"rubric", "mqm" or "reader" for a parsed JSON value (reader exports are JSON Lines: see read_human)."""
+    if isinstance(obj, dict):
+        if obj.get("protocol") == "rubric":
+            return "rubric"
+        if obj.get("record") in ("excerpt", "chunk", "post"):
+            return "reader"
+        if "studies" in obj:
+            return "reader-results"
+        if "scores" in obj or isinstance(obj.get("systems"), dict):
+            return "mqm"
+    return "unknown"
+
+
+def read_human(path: str | Path) -> list[HumanSource]:
+    """The human sources in a HUMAN file, whatever its kind (see the module's text)."""
+    text = _read_text(path)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        try:
+            head = json.loads(first)
+        except json.JSONDecodeError:
+            raise MetaInputError(f"invalid JSON ({exc})", path) from None
+        if human_kind(head) == "reader":
+            return reader_sources(text, path)
+        raise MetaInputError(f"invalid JSON ({exc})", path) from None
+    return human_from_obj(obj, path)
+
+
+def human_from_obj(obj: Any, path: str | Path | None = None) -> list[HumanSource]:
+    kind = human_kind(obj)
+    if kind == "rubric":
+        return rubric_sources(obj, path)
+    if kind == "reader":
+        return reader_sources(json.dumps(obj), path)
+    if kind == "reader-results":
+        raise MetaInputError("this is the output of python -m humaneval reader; meta-evaluation needs the "
+                             "reader-study export itself (EXPORT.jsonl), which has every chunk judgement", path)
+    if kind == "mqm":
+        return [mqm_source(obj, path)]
+    raise MetaInputError("not a human score file: expected the --json output of python -m mqm score, a rubric "
+                         "results object ({\"protocol\": \"rubric\", ...}) or a reader-study export (JSON Lines)",
+                         path)
+
+
+def mqm_source(obj: dict, path: str | Path | None = None) -> HumanSource:
+    """``python -m mqm score --json`` by system or by doc, or ``{"higher_is_better", "scores": {system: score}}``."""
+    by = obj.get("by", "system")
+    if by not in ("system", "doc"):
+        raise MetaInputError(f"scores are by {by!r}; meta-evaluation needs scores by system or by doc "
+                             "(python -m mqm score FILE --json [--by doc])", path)
+    raw = obj.get("scores")
+    if raw is None and isinstance(obj.get("systems"), dict):
+        raw = obj["systems"]
+    if not isinstance(raw, dict):
+        raise MetaInputError("no 'scores' object of system scores", path)
+    hib = obj.get("higher_is_better", True)
+    if not isinstance(hib, bool):
+        raise MetaInputError("'higher_is_better' must be true or false", path)
+    scheme = str(obj.get("scheme") or "human")
+    source = HumanSource(key="mqm", label=f"MQM ({scheme})" if obj.get("scheme") else scheme, kind="mqm",
+                         higher_is_better=hib)
+
+    def value_of(v: Any) -> float | None:
+        return _number(v.get("score") if isinstance(v, dict) else v)
+
+    if by == "system":
+        source.systems = {str(s): v for s, val in raw.items() if (v := value_of(val)) is not None}
+        if not source.systems:
+            raise MetaInputError("no system has a human score", path)
+    else:
+        for system, docs in raw.items():
+            if not isinstance(docs, dict):
+                raise MetaInputError(f"scores by doc: {system!r} is not an object of documents", path)
+            source.items[str(system)] = {str(d): v for d, val in docs.items() if (v := value_of(val)) is not None}
+        source.item_unit = "document"
+        if not any(source.items.values()):
+            raise MetaInputError("no document has a human score", path)
+    return source
+
+
+def rubric_sources(obj: dict, path: str | Path | None = None) -> list[HumanSource]:
+    systems, items = obj.get("systems"), obj.get("items", [])
+    if not isinstance(systems, list) or not isinstance(items, list):
+        raise MetaInputError("rubric results need a 'systems' list and an 'items' list", path)
+    overall: dict[str, float] = {}
+    dims: dict[str, dict[str, float]] = defaultdict(dict)
+    for n, row in enumerate(systems):
+        if not isinstance(row, dict) or not isinstance(row.get("system"), str):
+            raise MetaInputError(f"systems[{n}] needs a 'system' name", path)
+        if (v := _number(row.get("overall"))) is not None:
+            overall[row["system"]] = v
+        for dim, value in (row.get("dimensions") or {}).items():
+            if (v := _number(value)) is not None:
+                dims[str(dim)][row["system"]] = v
+    per_item: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    for n, it in enumerate(items):
+        if not isinstance(it, dict):
+            raise MetaInputError(f"items[{n}] is not an object", path)
+        seg, sp = it.get("segment"), _number(it.get("sp"))
+        if not isinstance(it.get("system"), str) or not isinstance(it.get("document"), str) \
+                or isinstance(seg, bool) or not isinstance(seg, int) or sp is None:
+            raise MetaInputError(f"items[{n}] needs 'system', 'document' (strings), 'segment' (an integer) "
+                                 f"and a number 'sp'", path)
+        key = (it["document"], seg)
+        per_item[(it["system"], str(it.get("dimension") or ""))][key].append(sp)
+
+    def items_of(dimension: str | None) -> dict[str, dict[Hashable, float]]:
+        pooled: dict[str, dict[Hashable, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for (system, dim), segs in per_item.items():
+            if dimension is None or dim == dimension:
+                for key, values in segs.items():
+                    pooled[system][key].extend(values)
+        return {s: {k: fmean(v) for k, v in segs.items()} for s, segs in pooled.items()}
+
+    out = [HumanSource("rubric", "rubric (overall)", "rubric", True, overall, items_of(None),
+                       "segment" if per_item else None)]
+    for dim in sorted(set(dims) | {d for _s, d in per_item if d}):
+        its = items_of(dim)
+        out.append(HumanSource(f"rubric:{dim}", f"rubric: {dim}", "rubric", True, dims.get(dim, {}), its,
+                               "segment" if its else None))
+    if not overall and not per_item:
+        raise MetaInputError("rubric results with no system score and no item", path)
+    return out
+
+
+def reader_sources(text: str, path: str | Path | None = None) -> list[HumanSource]:
+    """One source per study of a reader-study export: its chunk judgements and each version's preference share."""
+    # (the humaneval library checks every record and names the line of a bad one)
+    from humaneval.errors import HumanEvalInputError
+    from humaneval.export import parse_export
+
+    lines = text.splitlines()
+    try:
+        export = parse_export(lines, None if path is None else str(path))
+    except HumanEvalInputError as exc:
+        raise MetaInputError(str(exc)) from None
+    extra = _chunk_segments(lines)
+    out = []
+    for study in export.studies():
+        part = export.study(study)
+        judgements = []
+        for r in part.chunks:
+            if r.preference is None:
+                continue
+            names = (r.versions["1"].label, r.versions["2"].label)
+            judgements.append(ChunkJudgement(r.document, r.chunk, r.reader, names, r.preference,
+                                             extra.get((r.study, r.document, r.reader, r.chunk))))
+        if not judgements:
+            continue
+        chosen: dict[str, int] = defaultdict(int)
+        shown: dict[str, int] = defaultdict(int)
+        for j in judgements:
+            chosen[j.versions[0 if j.preference == "1" else 1]] += 1
+            for v in j.versions:
+                shown[v] += 1
+        label = f"reader study {study}" if study else "reader study"
+        out.append(HumanSource(f"reader:{study}", label, "reader", True,
+                               {v: chosen[v] / shown[v] for v in shown}, chunks=judgements))
+    if not out:
+        raise MetaInputError("the reader-study export has no chunk judgement with a preference", path)
+    return out
+
+
+def _chunk_segments(lines: list[str]) -> dict[tuple, tuple[str, int, int]]:
+    """(study, document, reader, chunk) -> (test-set document, start, end) from the chunk records that say it."""
+    out = {}
+    for line in lines:
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        seg, doc = rec.get("segments"), rec.get("testset_document")
+        if rec.get("record") == "chunk" and isinstance(doc, str) and isinstance(seg, list) and len(seg) == 2 \
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in seg) and 0 <= seg[0] < seg[1]:
+            out[(rec.get("study"), rec.get("document"), rec.get("reader"), rec.get("chunk"))] = (doc, seg[0], seg[1])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# metric scores
+
+
+def read_metrics(path: str | Path) -> dict[str, MetricScores]:
+    return metrics_from_obj(read_json(path), path)
+
+
+def metrics_from_obj(obj: Any, path: str | Path | None = None) -> dict[str, MetricScores]:
+    """Metric system scores (and segment scores when present) from ``python -m scoring score --json``."""
+    systems = obj.get("systems") if isinstance(obj, dict) else None
+    if not isinstance(systems, list):
+        raise MetaInputError("expected a JSON object with a 'systems' list "
+                             "(the --json output of python -m scoring score)", path)
+    keys = _segment_keys(obj.get("segment_keys"), path)
+    out: dict[str, MetricScores] = {}
+    seen: dict[str, str] = {}
+    for entry in systems:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) \
+                or not isinstance(entry.get("scores"), dict):
+            raise MetaInputError("every system needs a 'name' and a 'scores' object", path)
+        name = system_name(entry["name"])
+        if name in seen:
+            raise MetaInputError(f"two systems have the name {name!r} ({seen[name]!r} and {entry['name']!r})", path)
+        seen[name] = entry["name"]
+        for metric, score in entry["scores"].items():
+            if not isinstance(score, dict):
+                raise MetaInputError(f"{entry['name']}: score of {metric!r} is not an object", path)
+            hib = score.get("higher_is_better", True)
+            if not isinstance(hib, bool):
+                raise MetaInputError(f"{entry['name']}: {metric}: 'higher_is_better' must be true or false", path)
+            ms = out.setdefault(metric, MetricScores(metric=metric, scores={}, higher_is_better=hib,
+                                                     name=str(score.get("name") or metric)))
+            if (v := _number(score.get("score"))) is not None:
+                ms.scores[name] = v
+            segs = score.get("segments")
+            if keys and isinstance(segs, list) and len(segs) == len(keys):
+                ms.segments[name] = {k: v for k, s in zip(keys, segs, strict=True) if (v := _number(s)) is not None}
+    if not seen:
+        raise MetaInputError("no systems", path)
+    return out
+
+
+def _segment_keys(raw: Any, path) -> list[tuple[str, int]] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(k, list) and len(k) == 2 and isinstance(k[0], str)
+                                            and isinstance(k[1], int) for k in raw):
+        raise MetaInputError("'segment_keys' must be a list of [document, position] pairs", path)
+    return [(k[0], k[1]) for k in raw]
+
+
+def document_scores(segments: dict[tuple[str, int], float]) -> dict[str, float]:
+    """Per document, the mean of its segment scores (to meet document-level human scores)."""
+    by_doc: dict[str, list[float]] = defaultdict(list)
+    for (doc, _pos), v in segments.items():
+        by_doc[doc].append(v)
+    return {d: fmean(v) for d, v in by_doc.items()}
