@@ -44,6 +44,10 @@ def evaluate_source(source: HumanSource, metrics: Mapping[str, MetricScores], *,
     items: dict[str, Any] = {"available": False, "unit": source.item_unit, "metrics": {}}
     if source.items:
         for key, ms in metrics.items():
+            if not ms.segments:
+                items["metrics"][key] = {"name": ms.name, "available": False, "n": 0,
+                                         "reason": f"no segment scores of {ms.name}"}
+                continue
             res = item_level(source.items, _metric_items(ms, source.item_unit or "segment"),
                              human_higher_is_better=source.higher_is_better,
                              metric_higher_is_better=ms.higher_is_better, kendall_variant=kendall_variant, **boot)

@@ -66,8 +66,12 @@ def scatter_svg(points: Sequence[dict], *, x_label: str, y_label: str, flipped: 
     for p, x, y in zip(points, xs, ys, strict=True):
         name = str(p["system"])
         colour = "#c0392b" if name in flip else "#2c6fbb"
+        # a label right of its point, or left of it in the right half (so that it stays inside the plot)
+        right = px(x) > LEFT + pw * 0.55
+        label_x, anchor = (px(x) - 6, "end") if right else (px(x) + 6, "start")
         parts.append(f'<g class="point{" flip" if name in flip else ""}"><title>{escape(name)}: human {x:.4g}, '
                      f'metric {y:.4g}</title><circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="4" fill="{colour}"/>'
-                     f'<text x="{px(x) + 6:.1f}" y="{py(y) - 5:.1f}" font-size="9" fill="#333">{escape(name)}</text></g>')
+                     f'<text x="{label_x:.1f}" y="{py(y) - 5:.1f}" font-size="9" fill="#333" '
+                     f'text-anchor="{anchor}">{escape(name)}</text></g>')
     parts.append("</svg>")
     return "".join(parts)

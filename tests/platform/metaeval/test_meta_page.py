@@ -7,7 +7,15 @@ import re
 import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
-from tests.support.campaigns import SYSTEMS, assignments_of, build_world, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import (
+    SYSTEMS,
+    assignments_of,
+    build_world,
+    finish,
+    new_campaign,
+    put_mark,
+    read_all,
+)
 
 WORLD_SYSTEMS = {**SYSTEMS, "lynx-mt": ("Cedar", "primary", True)}
 IN_CAMPAIGN = ["zephyr-mt", "lynx-mt", "quokka-nmt", "walrus-baseline"]
