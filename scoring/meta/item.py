@@ -15,12 +15,9 @@ from .stats import (
     DEFAULT_BOOT,
     DEFAULT_CONFIDENCE,
     DEFAULT_SEED,
+    correlations,
     kendall,
     orient,
-    p_value,
-    pearson,
-    spearman,
-    with_interval,
 )
 
 MIN_ITEMS = 3
@@ -32,7 +29,7 @@ def item_level(human: Mapping[str, Mapping[Hashable, float]], metric: Mapping[st
                kendall_variant: str = "b", n_boot: int = DEFAULT_BOOT, seed: int | None = DEFAULT_SEED,
                confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     """Item-level Pearson, Spearman (with rho² x 100) and Kendall over ``{system: {item: score}}`` pairs."""
-    tau = kendall(kendall_variant)
+    kendall(kendall_variant)     # an unknown variant fails before anything is computed
     keys = [(s, i) for s in human if s in metric for i in human[s] if i in metric[s]]
     if len(keys) < MIN_ITEMS:
         return {"available": False, "n": len(keys),
@@ -43,10 +40,5 @@ def item_level(human: Mapping[str, Mapping[Hashable, float]], metric: Mapping[st
                            "n_systems": len({s for s, _i in keys}),
                            "bootstrap": {"n_boot": n_boot, "seed": seed, "confidence": confidence,
                                          "over": "(system, item) pairs"}}
-    for name, fn in (("pearson", pearson), ("spearman", spearman), ("kendall", tau)):
-        out[name] = with_interval(fn, h, m, n_boot=n_boot, seed=seed, confidence=confidence)
-        out[name]["p_value"] = p_value(name, h, m, kendall_variant)
-    rho = out["spearman"]["value"]
-    out["spearman"]["variance_explained"] = None if rho is None else rho * rho * 100
-    out["kendall"]["variant"] = f"tau-{kendall_variant}"
+    out.update(correlations(h, m, kendall_variant=kendall_variant, n_boot=n_boot, seed=seed, confidence=confidence))
     return out

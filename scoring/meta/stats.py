@@ -127,3 +127,17 @@ def ranks(values: Sequence[float]) -> list[float]:
     from scipy.stats import rankdata
 
     return [float(r) for r in rankdata(-np.asarray(values, dtype=np.float64), method="average")]
+
+
+def correlations(h: np.ndarray, m: np.ndarray, *, kendall_variant: str = "b", n_boot: int = DEFAULT_BOOT,
+                 seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> dict:
+    """``pearson``, ``spearman`` (with ``variance_explained`` = rho² x 100) and ``kendall`` (with its
+    ``variant``), each ``{"value", "ci", "n_valid", "p_value"}``, on oriented paired scores."""
+    out = {}
+    for name, fn in (("pearson", pearson), ("spearman", spearman), ("kendall", kendall(kendall_variant))):
+        out[name] = with_interval(fn, h, m, n_boot=n_boot, seed=seed, confidence=confidence)
+        out[name]["p_value"] = p_value(name, h, m, kendall_variant)
+    rho = out["spearman"]["value"]
+    out["spearman"]["variance_explained"] = None if rho is None else rho * rho * 100
+    out["kendall"]["variant"] = f"tau-{kendall_variant}"
+    return out

@@ -27,13 +27,11 @@ from .stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_SEED,
     accuracy_stat,
+    correlations,
     kendall,
     orient,
-    p_value,
     pairwise_accuracy,
-    pearson,
     ranks,
-    spearman,
     with_interval,
 )
 
@@ -63,7 +61,7 @@ def system_level(human: Mapping[str, float], metric: Mapping[str, float], *, hum
                  metric_higher_is_better: bool = True, n_boot: int = DEFAULT_BOOT, seed: int | None = DEFAULT_SEED,
                  confidence: float = DEFAULT_CONFIDENCE, kendall_variant: str = "b") -> dict[str, Any]:
     """Every system-level statistic of one metric against the human scores, on the systems both have."""
-    tau = kendall(kendall_variant)
+    kendall(kendall_variant)     # an unknown variant fails before anything is computed
     systems = [s for s in human if s in metric]
     if len(systems) < MIN_SYSTEMS:
         raise MetaInputError(f"{len(systems)} system(s) in common; correlations need at least {MIN_SYSTEMS}")
@@ -75,12 +73,7 @@ def system_level(human: Mapping[str, float], metric: Mapping[str, float], *, hum
                            "metric_higher_is_better": metric_higher_is_better, "bootstrap": boot,
                            "points": [{"system": s, "human": float(human[s]), "metric": float(metric[s])}
                                       for s in systems]}
-    for name, fn in (("pearson", pearson), ("spearman", spearman), ("kendall", tau)):
-        out[name] = with_interval(fn, h, m, n_boot=n_boot, seed=seed, confidence=confidence)
-        out[name]["p_value"] = p_value(name, h, m, kendall_variant)
-    rho = out["spearman"]["value"]
-    out["spearman"]["variance_explained"] = None if rho is None else rho * rho * 100
-    out["kendall"]["variant"] = f"tau-{kendall_variant}"
+    out.update(correlations(h, m, kendall_variant=kendall_variant, n_boot=n_boot, seed=seed, confidence=confidence))
     out["pairwise_accuracy"] = with_interval(accuracy_stat, h, m, n_boot=n_boot, seed=seed, confidence=confidence)
     out["pairwise_accuracy"].update(n_pairs=pairwise_accuracy(h, m)[1], ties=PAIRWISE_TIES)
     out["rank_flips"] = rank_flips(systems, list(h), list(m))
