@@ -57,7 +57,7 @@ def _released(ts: TestSet) -> list[Campaign]:
 def get_meta(ts: TestSet) -> dict:
     campaigns = _released(ts)
     cfg = current_app.config
-    n_boot, seed = int(cfg.get("META_BOOTSTRAP_SAMPLES", 1000)), int(cfg.get("META_BOOTSTRAP_SEED", DEFAULT_SEED))
+    n_boot, seed = max(1, int(cfg.get("META_BOOTSTRAP_SAMPLES", 1000))), int(cfg.get("META_BOOTSTRAP_SEED", DEFAULT_SEED))
     key = (ts.scores_version, tuple((c.id, c.released_at.isoformat() if c.released_at else "") for c in campaigns),
            n_boot, seed)
     cache = _cache()
