@@ -55,6 +55,8 @@ def kendall(variant: str = "b") -> Stat:
 
         return math.nan if _constant(h, m) else float(kendalltau(h, m, variant=variant).statistic)
 
+    tau.rows = lambda H, M: kendall_rows(variant, H, M)    # type: ignore[attr-defined]
+    tau.pairs = True                                       # type: ignore[attr-defined]
     return tau
 
 
@@ -98,16 +100,91 @@ def bootstrap_ci(stat: Stat, h: np.ndarray, m: np.ndarray, *, n_boot: int = DEFA
 
     ``n_boot`` resamples of the units with replacement from ``numpy.random.default_rng(seed)``;
     a resample where the statistic is undefined (every drawn unit has the same score) is skipped.
+    A statistic with a row-wise twin (``stat.rows``) is computed on every resample at once where
+    the resamples fit in memory; the values are the same as one call per resample.
     """
     rng = np.random.default_rng(seed)
     n = len(h)
     idx = rng.integers(0, n, size=(n_boot, n))
-    values = [v for v in (stat(h[row], m[row]) for row in idx) if not math.isnan(v)]
+    rows = getattr(stat, "rows", None)
+    if rows is not None and n_boot * max(n, n * (n - 1) // 2 if getattr(stat, "pairs", False) else n) <= ROWS_MAX:
+        computed = rows(np.asarray(h, dtype=np.float64)[idx], np.asarray(m, dtype=np.float64)[idx])
+        values = computed[~np.isnan(computed)].tolist()
+    else:
+        values = [v for v in (stat(h[row], m[row]) for row in idx) if not math.isnan(v)]
     if not values:
         return None, None, 0
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return float(low), float(high), len(values)
+
+
+# ---------------------------------------------------------------------------
+# The same statistics on every row of (resamples x units) arrays at once (NaN where undefined)
+
+#: the most array elements a row-wise computation may use (else one call per resample)
+ROWS_MAX = 20_000_000
+
+
+def _undefined(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    return (np.ptp(H, axis=1) == 0) | (np.ptp(M, axis=1) == 0)
+
+
+def pearson_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    hc = H - H.mean(axis=1, keepdims=True)
+    mc = M - M.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (hc * mc).sum(axis=1) / np.sqrt((hc * hc).sum(axis=1) * (mc * mc).sum(axis=1))
+    r = np.clip(r, -1.0, 1.0)
+    r[_undefined(H, M)] = np.nan
+    return r
+
+
+def spearman_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
+    r = pearson_rows(rankdata(H, axis=1), rankdata(M, axis=1))
+    r[_undefined(H, M)] = np.nan
+    return r
+
+
+def _pair_signs(H: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    i, j = np.triu_indices(H.shape[1], 1)
+    return np.sign(H[:, i] - H[:, j]), np.sign(M[:, i] - M[:, j])
+
+
+def _distinct(X: np.ndarray) -> np.ndarray:
+    return (np.diff(np.sort(X, axis=1), axis=1) != 0).sum(axis=1) + 1
+
+
+def kendall_rows(variant: str, H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """scipy's tau-b ((C - D) / sqrt(pairs untied in h x pairs untied in m)) or tau-c, row by row."""
+    dh, dm = _pair_signs(H, M)
+    s = (dh * dm).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            tau = s / np.sqrt(np.count_nonzero(dh, axis=1) * np.count_nonzero(dm, axis=1).astype(np.float64))
+        else:
+            n = H.shape[1]
+            classes = np.minimum(_distinct(H), _distinct(M)).astype(np.float64)
+            tau = 2 * s / (n * n * (classes - 1) / classes)
+    tau = np.clip(tau, -1.0, 1.0)
+    tau[_undefined(H, M)] = np.nan
+    return tau
+
+
+def pairwise_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    dh, dm = _pair_signs(H, M)
+    counted = np.count_nonzero(dh, axis=1)
+    agree = ((dm == dh) & (dh != 0)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counted > 0, agree / np.maximum(counted, 1), np.nan)
+
+
+pearson.rows = pearson_rows                    # type: ignore[attr-defined]
+spearman.rows = spearman_rows                  # type: ignore[attr-defined]
+accuracy_stat.rows = pairwise_rows             # type: ignore[attr-defined]
+accuracy_stat.pairs = True                     # type: ignore[attr-defined]
 
 
 def clean(v: float | None) -> float | None:

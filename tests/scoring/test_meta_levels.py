@@ -208,3 +208,22 @@ def test_scatter_svg_is_valid_xml_with_one_point_per_system_and_escaped_names():
     assert scatter_svg([{"system": "x", "human": 1.0, "metric": 1.0}], x_label="h", y_label="m")
     assert not math.isnan(float(ET.fromstring(scatter_svg(points * 1, x_label="h", y_label="m"))
                                 .find(f".//{ns}circle").get("cx")))
+
+
+@pytest.mark.parametrize("variant", ["b", "c"])
+def test_row_wise_bootstrap_equals_one_scipy_call_per_resample(monkeypatch, variant):
+    """The intervals computed on every resample at once are those of one scipy call per resample."""
+    import scoring.meta.stats as st
+
+    rng = np.random.default_rng(5)
+    h = rng.integers(0, 4, size=7).astype(float)          # ties, and resamples with a constant side
+    m = h + rng.integers(0, 3, size=7)
+    stats = {"pearson": st.pearson, "spearman": st.spearman, "kendall": st.kendall(variant),
+             "pairwise": st.accuracy_stat}
+    fast = {k: st.bootstrap_ci(f, h, m, n_boot=400, seed=9) for k, f in stats.items()}
+    monkeypatch.setattr(st, "ROWS_MAX", 0)                   # one call per resample
+    slow = {k: st.bootstrap_ci(f, h, m, n_boot=400, seed=9) for k, f in stats.items()}
+    for k in stats:
+        assert fast[k][2] == slow[k][2], k                          # the same resamples skipped
+        assert k == "pairwise" or fast[k][2] < 400, k              # (some: a side is constant)
+        assert fast[k][:2] == pytest.approx(slow[k][:2], abs=1e-12), k
