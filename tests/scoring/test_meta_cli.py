@@ -168,3 +168,20 @@ def test_real_ted_mqm_by_document_against_sentence_chrf(tmp_path):
     assert got["spearman"]["value"] > 0          # chrF agrees with the raters more often than not
     print("TED en-de, MQM by document vs chrF:", {k: round(got[k]["value"], 4) for k in ("pearson", "spearman",
                                                                                           "kendall")}, got["n"])
+
+
+def test_score_segments_flag_writes_segment_keys(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "scoring", "score", "data/demo/testset", "data/demo/systems/strong-mt",
+                          "-m", "chrf", "--json", "--segments"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    from scoring.testset import load_testset
+
+    ts = load_testset(ROOT / "data" / "demo" / "testset")
+    assert res["segment_keys"] == [[d.name, i] for d in ts.documents for i in range(len(d.source))]
+    # chrF has no per-segment values (COMET has; an LLM judge's file may): the key is there, empty
+    assert "segments" in res["systems"][0]["scores"]["chrf"] and res["systems"][0]["scores"]["chrf"]["segments"] is None
+    plain = json.loads(subprocess.run([sys.executable, "-m", "scoring", "score", "data/demo/testset",
+                                       "data/demo/systems/strong-mt", "-m", "chrf", "--json"], cwd=ROOT,
+                                      capture_output=True, text=True, timeout=300).stdout)
+    assert "segment_keys" not in plain and "segments" not in plain["systems"][0]["scores"]["chrf"]

@@ -27,7 +27,7 @@ from ..campaigns.models import Campaign
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
 from ..models import METRICS, ScoreRow, Submission, TestSet, User
-from ..services import NotFound
+from ..services import NotFound, ServiceError
 
 _lock = threading.Lock()
 _CACHE_SIZE = 32
@@ -130,7 +130,13 @@ def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) ->
     metrics = stored_metrics(ts, subs, names)
     sources = []
     for camp in campaigns:
-        for source in protocol_of(camp).meta_sources(camp):
+        try:
+            found = protocol_of(camp).meta_sources(camp)
+        except ServiceError as exc:     # (a campaign the protocol cannot read: say so, show the others)
+            sources.append({"label": camp.name, "campaign": {"id": camp.id, "name": camp.name,
+                                                             "protocol": camp.protocol}, "error": exc.message})
+            continue
+        for source in found:
             res = evaluate_source(_renamed(source, names), metrics, n_boot=n_boot, seed=seed)
             res["campaign"] = {"id": camp.id, "name": camp.name, "protocol": camp.protocol}
             for key, block in res["metrics"].items():
@@ -156,6 +162,7 @@ def api_payload(page: dict) -> dict:
     sources = []
     for src in page["sources"]:
         src = dict(src)
-        src["metrics"] = {k: {kk: vv for kk, vv in b.items() if kk != "svg"} for k, b in src["metrics"].items()}
+        if "metrics" in src:
+            src["metrics"] = {k: {kk: vv for kk, vv in b.items() if kk != "svg"} for k, b in src["metrics"].items()}
         sources.append(src)
     return {**page, "sources": sources}

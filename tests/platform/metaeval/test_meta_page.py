@@ -166,3 +166,26 @@ def test_meta_page_unknown_testset_is_404(meta_world):
     org = meta_world.client("org@example.org")
     assert org.get("/leaderboard/9999/meta").status_code == 404
     assert re.search(r"not found", org.get("/leaderboard/9999/meta").get_data(as_text=True), re.I)
+
+
+def test_a_campaign_its_protocol_cannot_read_is_named_and_the_page_still_shows(meta_world, monkeypatch):
+    from enface.campaigns import services as svc
+    from enface.campaigns.protocol import protocol_of
+    from enface.services import ServiceError
+
+    world = meta_world
+    cid = _annotate(world)
+    with world.ctx():
+        svc.release(svc.get_campaign(cid))
+
+    def refuse(campaign):
+        raise ServiceError("two_versions", "a reader study compares exactly two versions", 409)
+
+    monkeypatch.setattr(protocol_of("mqm"), "meta_sources", refuse)
+    org = world.client("org@example.org")
+    r = org.get(f"/leaderboard/{world.testset_id}/meta")
+    assert r.status_code == 200 and "Not evaluated: a reader study compares exactly two versions" in r.get_data(
+        as_text=True)
+    body = org.get(f"/leaderboard/{world.testset_id}/meta.json").get_json()
+    assert body["sources"] == [{"label": "Tales MQM", "campaign": {"id": cid, "name": "Tales MQM", "protocol": "mqm"},
+                                "error": "a reader study compares exactly two versions"}]
