@@ -198,7 +198,10 @@ def rubric_sources(obj: dict, path: str | Path | None = None) -> list[HumanSourc
             raise MetaInputError(f"systems[{n}] needs a 'system' name", path)
         if (v := _number(row.get("overall"))) is not None:
             overall[row["system"]] = v
-        for dim, value in (row.get("dimensions") or {}).items():
+        dimensions = row.get("dimensions") or {}
+        if not isinstance(dimensions, dict):
+            raise MetaInputError(f"systems[{n}].dimensions must be an object of dimension scores", path)
+        for dim, value in dimensions.items():
             if (v := _number(value)) is not None:
                 dims[str(dim)][row["system"]] = v
     per_item: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -320,7 +323,10 @@ def metrics_from_obj(obj: Any, path: str | Path | None = None) -> dict[str, Metr
             if (v := _number(score.get("score"))) is not None:
                 ms.scores[name] = v
             segs = score.get("segments")
-            if keys and isinstance(segs, list) and len(segs) == len(keys):
+            if keys is not None and segs is not None:
+                if not isinstance(segs, list) or len(segs) != len(keys):
+                    raise MetaInputError(f"{entry['name']}: {metric}: 'segments' must be a list of one value per "
+                                         f"segment_keys entry ({len(keys)})", path)
                 ms.segments[name] = {k: v for k, s in zip(keys, segs, strict=True) if (v := _number(s)) is not None}
     if not seen:
         raise MetaInputError("no systems", path)

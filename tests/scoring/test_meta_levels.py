@@ -227,3 +227,34 @@ def test_row_wise_bootstrap_equals_one_scipy_call_per_resample(monkeypatch, vari
         assert fast[k][2] == slow[k][2], k                          # the same resamples skipped
         assert k == "pairwise" or fast[k][2] < 400, k              # (some: a side is constant)
         assert fast[k][:2] == pytest.approx(slow[k][:2], abs=1e-12), k
+
+
+def test_malformed_rubric_dimensions_and_segment_lists_are_refused():
+    from scoring.meta import metrics_from_obj
+
+    bad = json.loads(json.dumps(RUBRIC))
+    bad["systems"][0]["dimensions"] = [1, 2]
+    with pytest.raises(MetaInputError, match=r"systems\[0\]\.dimensions must be an object"):
+        human_from_obj(bad, "r.json")
+    obj = {"segment_keys": [["d", 0], ["d", 1]],
+           "systems": [{"name": "a", "scores": {"comet": {"score": 1.0, "segments": [0.5]}}}]}
+    with pytest.raises(MetaInputError, match=r"m.json: a: comet: 'segments' must be a list of one value per .*\(2\)"):
+        metrics_from_obj(obj, "m.json")
+    obj["segment_keys"] = [["d", "zero"]]
+    with pytest.raises(MetaInputError, match="segment_keys"):
+        metrics_from_obj(obj, "m.json")
+
+
+def test_reader_chunk_segments_that_make_no_sense_are_left_out(tmp_path):
+    lines = []
+    for n, line in enumerate(READER_EXPORT.read_text().splitlines()):
+        rec = json.loads(line)
+        if rec["record"] == "chunk":
+            rec["testset_document"] = rec["document"]
+            rec["segments"] = [[5, 2], ["0", "1"], [0, 2, 4], True, [-1, 2], [0, 1]][n % 6]
+        lines.append(json.dumps(rec))
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    [source] = read_human(path)
+    kept = [j.segments for j in source.chunks if j.segments is not None]
+    assert kept and all(0 <= start < end for _doc, start, end in kept) and len(kept) < len(source.chunks)
