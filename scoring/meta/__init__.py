@@ -1,6 +1,7 @@
 """Meta-evaluation: how well each automatic metric (or LLM judge) agrees with the human scores, on plain files.
 
-* :mod:`.adapters`: reading HUMAN files (MQM, rubric results, reader-study exports) and METRICS files;
+* :mod:`.human`: reading HUMAN files (MQM, rubric results, reader-study exports); :mod:`.metric_files`:
+  METRICS files; :mod:`.files`: reading files with errors that name them;
 * :mod:`.system`: system-level Pearson, Spearman (rho² x 100), Kendall (tau-b by default), pairwise
   accuracy, bootstrap intervals over systems, rank flips;
 * :mod:`.item`: segment/item-level correlations (DITING's MetricAlign: item-level Spearman);
@@ -11,20 +12,13 @@
 Pure: numpy and scipy (and :mod:`humaneval` to read reader exports), nothing of the platform.
 """
 
-from .adapters import (
-    HumanSource,
-    MetricScores,
-    human_from_obj,
-    human_kind,
-    metrics_from_obj,
-    read_human,
-    read_metrics,
-    system_name,
-)
 from .chunks import ChunkJudgement, chunk_level, chunk_scores_from_segments
 from .errors import MetaInputError
 from .evaluate import evaluate_source, meta_evaluate, meta_from_files
+from .files import system_name
+from .human import HumanSource, human_from_obj, human_kind, read_human
 from .item import item_level
+from .metric_files import MetricScores, metrics_from_obj, read_metrics
 from .stats import KENDALL_VARIANTS, bootstrap_ci, orient, pairwise_accuracy
 from .svg import scatter_svg
 from .system import MIN_SYSTEMS, rank_flips, system_level

@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .adapters import HumanSource, MetricScores, document_scores, read_human, read_metrics
 from .chunks import chunk_level, chunk_scores_from_segments
 from .errors import MetaInputError
+from .human import HumanSource, read_human
 from .item import item_level
+from .metric_files import MetricScores, document_scores, read_metrics
 from .stats import DEFAULT_BOOT, DEFAULT_CONFIDENCE, DEFAULT_SEED
 from .system import MIN_SYSTEMS, PAIRWISE_TIES, system_level
 

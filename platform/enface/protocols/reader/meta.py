@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from scoring.meta import HumanSource
-from scoring.meta.adapters import reader_sources
+from scoring.meta.human import reader_sources
 
 from ...campaigns.models import Campaign
 from ...campaigns.services import version_labels

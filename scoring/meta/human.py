@@ -1,6 +1,4 @@
-"""Reading the two files: the human scores (MQM, rubric or reader study) and the metric scores.
-
-HUMAN files, told apart by their content:
+"""Reading HUMAN files: MQM scores, rubric results or a reader-study export, told apart by their content.
 
 * **MQM**: ``python -m mqm score FILE --json`` (``{"scheme", "higher_is_better", "by",
   "scores"}``), by system (system level) or ``--by doc`` (document level); any object
@@ -16,18 +14,11 @@ HUMAN files, told apart by their content:
   system-level score. A chunk record's ``testset_document`` and ``segments`` ([start,
   end), 0-based) say which segments the chunk shows, which lets metric segment scores be
   averaged per chunk.
-
-METRICS files: ``python -m scoring score ... --json`` (``{"systems": [{"name", "scores":
-{metric: {"score", "higher_is_better", "name"}}}]}``); with ``--segments`` each score
-also has ``segments`` (one value per segment) and the file ``segment_keys`` ([document,
-position] per segment). A scored submission's name is the final path component without
-extension (``data/demo/systems/strong-mt`` -> ``strong-mt``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -37,6 +28,7 @@ from typing import Any
 
 from .chunks import ChunkJudgement
 from .errors import MetaInputError
+from .files import number, read_text
 
 
 @dataclass
@@ -58,52 +50,6 @@ class HumanSource:
                 "items": sum(len(v) for v in self.items.values()), "chunk_judgements": len(self.chunks)}
 
 
-@dataclass
-class MetricScores:
-    metric: str
-    scores: dict[str, float]
-    higher_is_better: bool
-    name: str = ""
-    segments: dict[str, dict[tuple[str, int], float]] = field(default_factory=dict)   # {system: {(doc, pos): v}}
-
-
-# ---------------------------------------------------------------------------
-# files
-
-
-def _read_text(path: str | Path) -> str:
-    p = Path(path)
-    if not p.is_file():
-        raise MetaInputError("no such file", path)
-    try:
-        return p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise MetaInputError("not UTF-8 text", path) from None
-
-
-def read_json(path: str | Path) -> Any:
-    try:
-        return json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise MetaInputError(f"invalid JSON ({exc})", path) from None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def system_name(name: str) -> str:
-    """A scored submission's name: the final path component without extension."""
-    return Path(str(name).rstrip("/\\")).stem or str(name)
-
-
-# ---------------------------------------------------------------------------
-# human scores
-
-
 def human_kind(obj: Any) -> str:
     """"rubric", "mqm" or "reader" for a parsed JSON value (reader exports are JSON Lines: see read_human)."""
     if isinstance(obj, dict):
@@ -120,7 +66,7 @@ def human_kind(obj: Any) -> str:
 
 def read_human(path: str | Path) -> list[HumanSource]:
     """The human sources in a HUMAN file, whatever its kind (see the module's text)."""
-    text = _read_text(path)
+    text = read_text(path)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -170,7 +116,7 @@ def mqm_source(obj: dict, path: str | Path | None = None) -> HumanSource:
                          higher_is_better=hib)
 
     def value_of(v: Any) -> float | None:
-        return _number(v.get("score") if isinstance(v, dict) else v)
+        return number(v.get("score") if isinstance(v, dict) else v)
 
     if by == "system":
         source.systems = {str(s): v for s, val in raw.items() if (v := value_of(val)) is not None}
@@ -196,19 +142,19 @@ def rubric_sources(obj: dict, path: str | Path | None = None) -> list[HumanSourc
     for n, row in enumerate(systems):
         if not isinstance(row, dict) or not isinstance(row.get("system"), str):
             raise MetaInputError(f"systems[{n}] needs a 'system' name", path)
-        if (v := _number(row.get("overall"))) is not None:
+        if (v := number(row.get("overall"))) is not None:
             overall[row["system"]] = v
         dimensions = row.get("dimensions") or {}
         if not isinstance(dimensions, dict):
             raise MetaInputError(f"systems[{n}].dimensions must be an object of dimension scores", path)
         for dim, value in dimensions.items():
-            if (v := _number(value)) is not None:
+            if (v := number(value)) is not None:
                 dims[str(dim)][row["system"]] = v
     per_item: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     for n, it in enumerate(items):
         if not isinstance(it, dict):
             raise MetaInputError(f"items[{n}] is not an object", path)
-        seg, sp = it.get("segment"), _number(it.get("sp"))
+        seg, sp = it.get("segment"), number(it.get("sp"))
         if not isinstance(it.get("system"), str) or not isinstance(it.get("document"), str) \
                 or isinstance(seg, bool) or not isinstance(seg, int) or sp is None:
             raise MetaInputError(f"items[{n}] needs 'system', 'document' (strings), 'segment' (an integer) "
@@ -285,66 +231,3 @@ def _chunk_segments(lines: list[str]) -> dict[tuple, tuple[str, int, int]]:
                 and all(isinstance(x, int) and not isinstance(x, bool) for x in seg) and 0 <= seg[0] < seg[1]:
             out[(rec.get("study"), rec.get("document"), rec.get("reader"), rec.get("chunk"))] = (doc, seg[0], seg[1])
     return out
-
-
-# ---------------------------------------------------------------------------
-# metric scores
-
-
-def read_metrics(path: str | Path) -> dict[str, MetricScores]:
-    return metrics_from_obj(read_json(path), path)
-
-
-def metrics_from_obj(obj: Any, path: str | Path | None = None) -> dict[str, MetricScores]:
-    """Metric system scores (and segment scores when present) from ``python -m scoring score --json``."""
-    systems = obj.get("systems") if isinstance(obj, dict) else None
-    if not isinstance(systems, list):
-        raise MetaInputError("expected a JSON object with a 'systems' list "
-                             "(the --json output of python -m scoring score)", path)
-    keys = _segment_keys(obj.get("segment_keys"), path)
-    out: dict[str, MetricScores] = {}
-    seen: dict[str, str] = {}
-    for entry in systems:
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) \
-                or not isinstance(entry.get("scores"), dict):
-            raise MetaInputError("every system needs a 'name' and a 'scores' object", path)
-        name = system_name(entry["name"])
-        if name in seen:
-            raise MetaInputError(f"two systems have the name {name!r} ({seen[name]!r} and {entry['name']!r})", path)
-        seen[name] = entry["name"]
-        for metric, score in entry["scores"].items():
-            if not isinstance(score, dict):
-                raise MetaInputError(f"{entry['name']}: score of {metric!r} is not an object", path)
-            hib = score.get("higher_is_better", True)
-            if not isinstance(hib, bool):
-                raise MetaInputError(f"{entry['name']}: {metric}: 'higher_is_better' must be true or false", path)
-            ms = out.setdefault(metric, MetricScores(metric=metric, scores={}, higher_is_better=hib,
-                                                     name=str(score.get("name") or metric)))
-            if (v := _number(score.get("score"))) is not None:
-                ms.scores[name] = v
-            segs = score.get("segments")
-            if keys is not None and segs is not None:
-                if not isinstance(segs, list) or len(segs) != len(keys):
-                    raise MetaInputError(f"{entry['name']}: {metric}: 'segments' must be a list of one value per "
-                                         f"segment_keys entry ({len(keys)})", path)
-                ms.segments[name] = {k: v for k, s in zip(keys, segs, strict=True) if (v := _number(s)) is not None}
-    if not seen:
-        raise MetaInputError("no systems", path)
-    return out
-
-
-def _segment_keys(raw: Any, path) -> list[tuple[str, int]] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or not all(isinstance(k, list) and len(k) == 2 and isinstance(k[0], str)
-                                            and isinstance(k[1], int) for k in raw):
-        raise MetaInputError("'segment_keys' must be a list of [document, position] pairs", path)
-    return [(k[0], k[1]) for k in raw]
-
-
-def document_scores(segments: dict[tuple[str, int], float]) -> dict[str, float]:
-    """Per document, the mean of its segment scores (to meet document-level human scores)."""
-    by_doc: dict[str, list[float]] = defaultdict(list)
-    for (doc, _pos), v in segments.items():
-        by_doc[doc].append(v)
-    return {d: fmean(v) for d, v in by_doc.items()}
