@@ -57,3 +57,4 @@ def test_meta_page_in_chromium(db_template, tmp_path):
             page.screenshot(path=str(ARTIFACTS / "meta-page.png"), full_page=True)
             ctx.close()
         assert errors == []
+

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from reader_api import Book
-from reader_helpers import DOCS, books_of, new_study
+from reader_helpers import DOCS, PASSWORD, books_of, build_reader_world, new_study
 from scipy.stats import kendalltau
+
+from tests.support.browser import ARTIFACTS, chromium, live_server
 
 ROOT = Path(__file__).resolve().parents[3]
 SYSTEMS = ("nightjar-mt", "owlet-nmt")
@@ -106,3 +108,37 @@ def test_reader_study_chunk_level_on_the_page_and_through_the_cli(world, tmp_pat
     assert out.returncode == 0, out.stderr
     cli = json.loads(out.stdout)["sources"][0]["chunk_level"]["metrics"]["judge"]
     assert cli["kendall"] == pytest.approx(res["kendall"], abs=1e-12) and cli["agreements"] == res["agreements"]
+
+
+@pytest.mark.browser
+def test_reader_chunk_table_in_chromium(db_template, tmp_path):
+    """The released study's chunk-level table in a real browser (screenshot: tests/artifacts)."""
+    from enface import create_app
+    from enface.campaigns import services as svc
+    from enface.config import TestConfig
+
+    with live_server(db_template, tmp_path) as (base, _live_app, url):
+        # the data through a second app on the same database (CSRF off, like the API-driven tests)
+        app = create_app(TestConfig.for_dir(tmp_path / "setup", url))
+        world = build_reader_world(app, tmp_path)
+        _store(world)
+        cid = _run_study(world)
+        with world.ctx():
+            svc.release(svc.get_campaign(cid))
+        app.extensions["enface_db"][0].dispose()
+        with chromium() as browser:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = ctx.new_page()
+            page.goto(f"{base}/auth/login")
+            page.fill("input[name=email]", "org@example.org")
+            page.fill("input[name=password]", PASSWORD)
+            page.press("input[name=password]", "Enter")
+            page.wait_for_load_state("networkidle")
+            page.goto(f"{base}/leaderboard/{world.testset_id}/meta")
+            rows = page.locator("table.meta-chunks tbody tr")
+            assert rows.count() == 1 and rows.first.locator("th").inner_text() == "Judge"
+            assert "/" in rows.first.locator("td").nth(2).inner_text()        # agreements/judgements (..%)
+            assert "1 = nightjar-mt, 2 = owlet-nmt" in page.locator(".meta-source").inner_text()
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "meta-page-reader.png"), full_page=True)
+            ctx.close()
