@@ -4,11 +4,13 @@
   "scores"}``), by system (system level) or ``--by doc`` (document level); any object
   of that shape, a score being ``{"score": x}`` or a bare number. The direction is the
   file's ``higher_is_better`` (google-mqm: lower is better).
-* **rubric**: ``{"protocol": "rubric", "systems": [{"system", "overall", "dimensions":
-  {name: score}}], "items": [{"item", "document", "segment", "system", "rater",
-  "dimension", "sp", ...}]}``; higher is better. One human source for ``overall`` and one
-  per dimension; an item's score is ``sp`` averaged over raters (and, for ``overall``,
-  over dimensions); ``segment`` is the 0-based position in the document.
+* **rubric**: the results JSON of ``humaneval.rubric`` (DITING's rubric): ``{"protocol":
+  "rubric", "systems": [{"system", "overall", "dimensions": {name: {"sigma", ...} or a
+  number}}], "items": [{"item", "document", "segment", "system", "rater", "dimension", "sp",
+  "g_1", "g_2", "sigma"}]}``; higher is better. One human source for ``overall`` (the average
+  Σ) and one per dimension (its Σ); an item's score is its Σ (``sigma``, else sp + g_1 +
+  g_2) averaged over raters (and, for ``overall``, over dimensions); ``segment`` is the
+  1-based segment number in the document.
 * **reader study**: the JSON Lines export the platform writes (:mod:`humaneval.export`).
   Its chunk judgements give the chunk level; a system's share of the chunk choices is its
   system-level score. A chunk record's ``testset_document`` and ``segments`` ([start,
@@ -133,6 +135,14 @@ def mqm_source(obj: dict, path: str | Path | None = None) -> HumanSource:
     return source
 
 
+def _item_score(item: dict) -> float | None:
+    """An item's Σ: ``sigma``, else S + G1 + G2 (DITING's per-item total, 0-6)."""
+    if item.get("sigma") is not None:
+        return number(item["sigma"])             # (not a number: None, and the caller says so)
+    parts = [number(item.get(k)) for k in ("sp", "g_1", "g_2")]
+    return sum(parts) if all(p is not None for p in parts) else None   # type: ignore[arg-type]
+
+
 def rubric_sources(obj: dict, path: str | Path | None = None) -> list[HumanSource]:
     systems, items = obj.get("systems"), obj.get("items", [])
     if not isinstance(systems, list) or not isinstance(items, list):
@@ -148,19 +158,20 @@ def rubric_sources(obj: dict, path: str | Path | None = None) -> list[HumanSourc
         if not isinstance(dimensions, dict):
             raise MetaInputError(f"systems[{n}].dimensions must be an object of dimension scores", path)
         for dim, value in dimensions.items():
-            if (v := number(value)) is not None:
+            # humaneval.rubric: {dim: {"sp", "g_1", "g_2", "sigma", "n"}}: the dimension's Σ; or a bare number
+            if (v := number(value.get("sigma") if isinstance(value, dict) else value)) is not None:
                 dims[str(dim)][row["system"]] = v
     per_item: dict[tuple[str, str], dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     for n, it in enumerate(items):
         if not isinstance(it, dict):
             raise MetaInputError(f"items[{n}] is not an object", path)
-        seg, sp = it.get("segment"), number(it.get("sp"))
+        seg, score = it.get("segment"), _item_score(it)
         if not isinstance(it.get("system"), str) or not isinstance(it.get("document"), str) \
-                or isinstance(seg, bool) or not isinstance(seg, int) or sp is None:
-            raise MetaInputError(f"items[{n}] needs 'system', 'document' (strings), 'segment' (an integer) "
-                                 f"and a number 'sp'", path)
-        key = (it["document"], seg)
-        per_item[(it["system"], str(it.get("dimension") or ""))][key].append(sp)
+                or isinstance(seg, bool) or not isinstance(seg, int) or seg < 1 or score is None:
+            raise MetaInputError(f"items[{n}] needs 'system', 'document' (strings), 'segment' (an integer from 1) "
+                                 f"and a number 'sigma' (or 'sp', 'g_1' and 'g_2')", path)
+        key = (it["document"], seg - 1)          # 0-based, as the metrics' segment_keys
+        per_item[(it["system"], str(it.get("dimension") or ""))][key].append(score)
 
     def items_of(dimension: str | None) -> dict[str, dict[Hashable, float]]:
         pooled: dict[str, dict[Hashable, list[float]]] = defaultdict(lambda: defaultdict(list))

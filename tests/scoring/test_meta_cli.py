@@ -41,7 +41,7 @@ def test_rubric_file_every_dimension_and_the_contract_keys(tmp_path):
     human = tmp_path / "rubric.json"
     human.write_text(json.dumps(RUBRIC))
     metrics = _metrics_file(tmp_path / "m.json", {"a": 30.0, "b": 10.0, "c": 20.0},
-                            segments={"a": [0.5], "b": [0.1], "c": [0.2]}, keys=[["d", 0]])
+                            segments={"a": [0.5], "b": [0.1], "c": [0.2]}, keys=[["d", 0]])   # rubric segment 1
     out = _run("--human", human, "--metrics", metrics, "--json", "--n-boot", "100")
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)

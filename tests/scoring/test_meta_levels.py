@@ -120,16 +120,22 @@ def test_intervals_are_seeded_and_contain_the_point_estimate():
 # adapters
 
 
-RUBRIC = {"protocol": "rubric",
-          "systems": [{"system": "a", "overall": 0.9, "dimensions": {"idiom": 0.8, "tense": 1.0}},
-                      {"system": "b", "overall": 0.5, "dimensions": {"idiom": 0.6, "tense": 0.4}},
-                      {"system": "c", "overall": 0.7, "dimensions": {"idiom": 0.2, "tense": 0.9}}],
-          "items": [{"item": 1, "document": "d", "segment": 0, "system": "a", "rater": "r1", "dimension": "idiom",
-                     "sp": 2, "g_1": 0.1, "g_2": 0.2, "sigma": 1.0},
-                    {"item": 1, "document": "d", "segment": 0, "system": "a", "rater": "r2", "dimension": "idiom",
-                     "sp": 1, "g_1": 0.1, "g_2": 0.2, "sigma": 1.0},
-                    {"item": 1, "document": "d", "segment": 0, "system": "a", "rater": "r1", "dimension": "tense",
-                     "sp": 0, "g_1": 0.1, "g_2": 0.2, "sigma": 1.0}]}
+def _dims(**sigmas):
+    return {d: {"sp": v / 3, "g_1": v / 3, "g_2": v / 3, "sigma": v, "n": 1} for d, v in sigmas.items()}
+
+
+# the shape of humaneval.rubric.rubric_results (the rubric branch): dimension Σs, items with their Σ
+RUBRIC = {"protocol": "rubric", "rubric": "diting",
+          "systems": [{"system": "a", "overall": 0.9, "complete": True, "dimensions": _dims(idiom=0.8, tense=1.0)},
+                      {"system": "b", "overall": 0.5, "complete": True, "dimensions": _dims(idiom=0.6, tense=0.4)},
+                      {"system": "c", "overall": 0.7, "complete": True, "dimensions": _dims(idiom=0.2, tense=0.9)}],
+          "items": [{"item": "d:1:idiom:a", "document": "d", "segment": 1, "system": "a", "rater": "r1",
+                     "dimension": "idiom", "sp": 2, "g_1": 1, "g_2": 1, "sigma": 4},
+                    {"item": "d:1:idiom:a", "document": "d", "segment": 1, "system": "a", "rater": "r2",
+                     "dimension": "idiom", "sp": 1, "g_1": 0, "g_2": 0, "sigma": 1},
+                    {"item": "d:1:tense:a", "document": "d", "segment": 1, "system": "a", "rater": "r1",
+                     "dimension": "tense", "sp": 0, "g_1": 1, "g_2": 0}],         # no sigma: S + G1 + G2
+          "agreement": {}}
 
 
 def test_rubric_results_give_overall_and_one_source_per_dimension():
@@ -137,13 +143,15 @@ def test_rubric_results_give_overall_and_one_source_per_dimension():
     assert [s.key for s in sources] == ["rubric", "rubric:idiom", "rubric:tense"]
     overall, idiom, tense = sources
     assert overall.higher_is_better and overall.systems == {"a": 0.9, "b": 0.5, "c": 0.7}
-    assert overall.items == {"a": {("d", 0): 1.0}} and overall.item_unit == "segment"
-    assert idiom.items == {"a": {("d", 0): 1.5}} and idiom.systems["c"] == 0.2
-    assert tense.items == {"a": {("d", 0): 0.0}}
-    bad = json.loads(json.dumps(RUBRIC))
-    bad["items"][1]["segment"] = "zero"
-    with pytest.raises(MetaInputError, match=r"items\[1\] needs"):
-        human_from_obj(bad, "r.json")
+    # segment 1 is position 0; overall: Σ over raters and dimensions (4, 1, 1)
+    assert overall.items == {"a": {("d", 0): pytest.approx(2.0)}} and overall.item_unit == "segment"
+    assert idiom.items == {"a": {("d", 0): 2.5}} and idiom.systems == {"a": 0.8, "b": 0.6, "c": 0.2}
+    assert tense.items == {"a": {("d", 0): 1.0}}
+    for field, value in (("segment", "zero"), ("segment", 0), ("sigma", "x")):
+        bad = json.loads(json.dumps(RUBRIC))
+        bad["items"][1][field] = value
+        with pytest.raises(MetaInputError, match=r"items\[1\] needs"):
+            human_from_obj(bad, "r.json")
 
 
 def test_reader_export_gives_chunk_judgements_and_preference_shares():
