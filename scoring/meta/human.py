@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Hashable
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -45,6 +45,16 @@ class HumanSource:
     items: dict[str, dict[Hashable, float]] = field(default_factory=dict)   # {system: {item key: score}}
     item_unit: str | None = None                # "segment": (document, position); "document": document
     chunks: list[ChunkJudgement] = field(default_factory=list)
+
+    def renamed(self, names: Mapping[str, str], **changes: Any) -> HumanSource:
+        """A copy whose systems are renamed by ``names`` (a name not in it stays), with other fields changed."""
+        def n(key: str) -> str:
+            return names.get(key, key)
+
+        return replace(self, systems={n(k): v for k, v in self.systems.items()},
+                       items={n(k): v for k, v in self.items.items()},
+                       chunks=[replace(j, versions=(n(j.versions[0]), n(j.versions[1]))) for j in self.chunks],
+                       **changes)
 
     def describe(self) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "kind": self.kind, "higher_is_better": self.higher_is_better,

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import replace
 from typing import Any
 
 from flask import current_app
 from sqlalchemy import select
 
-from scoring.meta import HumanSource, MetricScores, evaluate_source, scatter_svg
+from scoring.meta import MetricScores, evaluate_source, scatter_svg
 from scoring.meta.stats import DEFAULT_SEED
 
 from ..campaigns.models import Campaign
@@ -111,15 +110,6 @@ def stored_metrics(ts: TestSet, subs: list[Submission], names: dict[str, str]) -
     return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
 
 
-def _renamed(source: HumanSource, names: dict[str, str]) -> HumanSource:
-    def n(key: str) -> str:
-        return names.get(key, key)
-
-    return replace(source, systems={n(k): v for k, v in source.systems.items()},
-                   items={n(k): v for k, v in source.items.items()},
-                   chunks=[replace(j, versions=tuple(n(v) for v in j.versions)) for j in source.chunks])
-
-
 def _direction(hib: bool) -> str:
     return "↑" if hib else "↓"
 
@@ -137,7 +127,7 @@ def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) ->
                                                              "protocol": camp.protocol}, "error": exc.message})
             continue
         for source in found:
-            res = evaluate_source(_renamed(source, names), metrics, n_boot=n_boot, seed=seed)
+            res = evaluate_source(source.renamed(names), metrics, n_boot=n_boot, seed=seed)
             res["campaign"] = {"id": camp.id, "name": camp.name, "protocol": camp.protocol}
             for key, block in res["metrics"].items():
                 flipped = [f["system"] for f in block["rank_flips"]["systems"]]

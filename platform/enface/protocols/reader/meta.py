@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 from scoring.meta import HumanSource
 from scoring.meta.human import reader_sources
@@ -22,9 +21,5 @@ def meta_sources(campaign: Campaign) -> list[HumanSource]:
     labels = version_labels(campaign)
     key_of = {labels[v.id]: (str(v.submission_id) if v.submission_id is not None else labels[v.id])
               for v in campaign_versions(campaign).values()}
-    out = []
-    for source in reader_sources("\n".join(json.dumps(r) for r in records)):
-        chunks = [replace(j, versions=tuple(key_of.get(v, v) for v in j.versions)) for j in source.chunks]
-        out.append(replace(source, key=f"reader:{campaign.id}", label=f"reader study · {campaign.name}",
-                           systems={key_of.get(k, k): v for k, v in source.systems.items()}, chunks=chunks))
-    return out
+    return [source.renamed(key_of, key=f"reader:{campaign.id}", label=f"reader study · {campaign.name}")
+            for source in reader_sources("\n".join(json.dumps(r) for r in records))]
