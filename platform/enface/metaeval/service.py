@@ -74,6 +74,25 @@ def get_meta(ts: TestSet) -> dict:
     return page
 
 
+_metric_providers: list = []
+
+
+def add_metric_provider(provider) -> None:
+    """``provider(testset)`` -> ``{key: scoring.meta.MetricScores}`` of more "metrics" (an LLM judge's scores)
+    whose systems are submission ids as strings and whose segment keys are (document, 0-based position).
+
+    Registered by the app factory or a feature's ``init_app``, so that this service imports none of them.
+    Their results are cached like the stored scores: a provider whose scores change without a new
+    stored score or release calls :func:`clear_cache`.
+    """
+    if provider not in _metric_providers:
+        _metric_providers.append(provider)
+
+
+def clear_cache() -> None:
+    _cache().clear()
+
+
 def _submissions(ts: TestSet) -> list[Submission]:
     """The leaderboard's systems: scored, not withdrawn, a primary/contrastive slot or a baseline."""
     return list(db.session.scalars(
@@ -118,6 +137,11 @@ def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) ->
     subs = _submissions(ts)
     names = _names(subs)
     metrics = stored_metrics(ts, subs, names)
+    for provider in _metric_providers:
+        for key, ms in provider(ts).items():
+            metrics[key] = MetricScores(ms.metric, {names[k]: v for k, v in ms.scores.items() if k in names},
+                                        ms.higher_is_better, ms.name,
+                                        {names[k]: v for k, v in ms.segments.items() if k in names})
     sources = []
     for camp in campaigns:
         try:

@@ -189,3 +189,34 @@ def test_a_campaign_its_protocol_cannot_read_is_named_and_the_page_still_shows(m
     body = org.get(f"/leaderboard/{world.testset_id}/meta.json").get_json()
     assert body["sources"] == [{"label": "Tales MQM", "campaign": {"id": cid, "name": "Tales MQM", "protocol": "mqm"},
                                 "error": "a reader study compares exactly two versions"}]
+
+
+def test_a_metric_provider_adds_an_llm_judge_to_the_page(meta_world):
+    """A feature (LLM judges) registers its scores; they are meta-evaluated like a stored metric."""
+    from enface.campaigns import services as svc
+    from enface.metaeval import service
+
+    from scoring.meta import MetricScores
+
+    world = meta_world
+    cid = _annotate(world)
+    with world.ctx():
+        svc.release(svc.get_campaign(cid))
+    judged = {"zephyr-mt": 1.0, "lynx-mt": 5.5, "quokka-nmt": 4.0, "walrus-baseline": 3.0}
+
+    def provider(testset):
+        assert testset.id == world.testset_id
+        return {"judge:1": MetricScores("judge:1", {str(world.subs[s]): v for s, v in judged.items()}, True,
+                                        "LLM judge (demo)", {str(world.subs["lynx-mt"]): {("river.1", 0): 5.0}})}
+
+    service.add_metric_provider(provider)
+    try:
+        with world.ctx():
+            service.clear_cache()
+        body = world.client("org@example.org").get(f"/leaderboard/{world.testset_id}/meta.json").get_json()
+    finally:
+        service._metric_providers.remove(provider)
+    block = body["sources"][0]["metrics"]["judge:1"]
+    assert block["name"] == "LLM judge (demo)" and block["pairwise_accuracy"]["value"] == 1.0
+    assert block["kendall"]["value"] == pytest.approx(1.0) and block["rank_flips"]["systems"] == []
+    assert any(m["key"] == "judge:1" for m in body["metrics"])
