@@ -69,22 +69,28 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--workers", type=int, help="processes for BLEU/chrF/TER (default: all cores)")
     sc.add_argument("--width", type=int, default=2, help="decimals in the text table")
     sc.add_argument("--json", action="store_true", help="one JSON object on standard output")
+    sc.add_argument("--segments", action="store_true",
+                    help="with --json: each score's per-segment values (metrics that have them) and the file's "
+                         "segment_keys ([document, position]), for python -m scoring meta's item level")
 
-    me = sub.add_parser("meta", help="correlate metric scores with human scores (system level)",
+    me = sub.add_parser("meta", help="correlate metric scores with human scores",
                         description="Meta-evaluation: every metric of METRICS.json (the --json output of "
-                                    "python -m scoring score) against the human scores of HUMAN.json (the --json "
-                                    "output of python -m mqm score, or {\"higher_is_better\", \"scores\": "
-                                    "{system: score}}). Systems are matched by name; a scored submission's name "
-                                    "is its final path component without extension. Scores are oriented "
-                                    "(lower-is-better ones negated) so that a positive correlation means "
-                                    "agreement. Pearson, Spearman (with rho^2 x 100), Kendall tau-b (or tau-c) "
-                                    "and pairwise accuracy (human ties left out, metric ties count as wrong), "
-                                    "each with a percentile bootstrap interval over systems.")
-    me.add_argument("--human", required=True, metavar="HUMAN.json", help="human system scores")
+                                    "python -m scoring score) against every human score of HUMAN.json: the --json "
+                                    "output of python -m mqm score (by system, or --by doc for document level), "
+                                    "rubric results ({\"protocol\": \"rubric\", ...}) or a reader-study export "
+                                    "(JSON Lines). Systems are matched by name; a scored submission's name is its "
+                                    "final path component without extension. Scores are oriented (lower-is-better "
+                                    "ones negated) so that a positive correlation means agreement. System level: "
+                                    "Pearson, Spearman (with rho^2 x 100), Kendall tau-b (or tau-c) and pairwise "
+                                    "accuracy (human ties left out, metric ties count as wrong), each with a "
+                                    "percentile bootstrap interval over systems; item level where both sides have "
+                                    "per-item scores (score --segments); chunk level for reader studies.")
+    me.add_argument("--human", required=True, metavar="HUMAN.json", help="human scores (MQM, rubric or reader export)")
     me.add_argument("--metrics", required=True, metavar="METRICS.json", help="python -m scoring score --json output")
     me.add_argument("--kendall", choices=["b", "c"], default="b", help="Kendall's tau variant (default b)")
-    me.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over systems (default 1000)")
+    me.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
     me.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
+    me.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
     me.add_argument("--json", action="store_true", help="one JSON object on standard output")
     return parser
 
@@ -110,9 +116,11 @@ def cmd_meta(args) -> int:
 
     if args.n_boot < 1:
         raise UsageError("--n-boot must be at least 1")
+    if not 0 < args.confidence < 1:
+        raise UsageError("--confidence must be between 0 and 1")
     try:
         result = meta_from_files(args.human, args.metrics, n_boot=args.n_boot, seed=args.seed,
-                                 kendall_variant=args.kendall)
+                                 confidence=args.confidence, kendall_variant=args.kendall)
     except MetaInputError as exc:
         print(f"python -m scoring meta: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
@@ -205,8 +213,11 @@ def cmd_score(args) -> int:
         significance = _significance(results, testset, args)
 
     if args.json:
-        payload = {"testset": testset.name, "systems": [results[p].to_dict() for p in submissions],
+        payload = {"testset": testset.name,
+                   "systems": [results[p].to_dict(with_segments=args.segments) for p in submissions],
                    "significance": significance}
+        if args.segments:
+            payload["segment_keys"] = [[d.name, i] for d in testset.documents for i in range(len(d.source))]
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(format_table(results, args.metrics, args.width))

@@ -68,6 +68,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
     app.register_blueprint(auth_bp, url_prefix="/auth")
     app.register_blueprint(teams_bp, url_prefix="/team")
     app.register_blueprint(leaderboard_bp, url_prefix="/leaderboard")
+    from .metaeval import bp as metaeval_bp
+
+    app.register_blueprint(metaeval_bp, url_prefix="/leaderboard")   # /leaderboard/<id>/meta
     app.register_blueprint(admin_bp, url_prefix="/admin")
     app.register_blueprint(api_bp, url_prefix="/api/v1")
     csrf.exempt(api_bp)   # the API authenticates with bearer tokens, never with the session cookie

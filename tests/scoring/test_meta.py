@@ -13,7 +13,7 @@ import pytest
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from scoring.meta import (
-    HumanScores,
+    HumanSource,
     MetaInputError,
     MetricScores,
     bootstrap_ci,
@@ -110,21 +110,29 @@ def test_rank_flips_largest_first():
 def test_item_level_pooled_against_scipy():
     human = {"x": {1: 1.0, 2: 0.0, 3: 5.0}, "y": {1: 2.0, 2: 1.0, 4: 9.0}}
     metric = {"x": {1: 0.9, 2: 0.95, 3: 0.2}, "y": {1: 0.8, 2: 0.85, 3: 0.1}}
-    res = item_level(human, metric, human_higher_is_better=False)
+    res = item_level(human, metric, human_higher_is_better=False, n_boot=200, seed=3)
     h = [-1.0, 0.0, -5.0, -2.0, -1.0]
     m = [0.9, 0.95, 0.2, 0.8, 0.85]
-    assert res["n"] == 5 and res["pearson"] == pytest.approx(pearsonr(h, m).statistic)
-    assert res["kendall"] == pytest.approx(kendalltau(h, m).statistic)
+    assert res["n"] == 5 and res["pearson"]["value"] == pytest.approx(pearsonr(h, m).statistic, abs=1e-12)
+    assert res["kendall"]["value"] == pytest.approx(kendalltau(h, m).statistic, abs=1e-12)
+    rho = spearmanr(h, m).statistic
+    assert res["spearman"]["value"] == pytest.approx(rho, abs=1e-12)
+    assert res["spearman"]["variance_explained"] == pytest.approx(rho * rho * 100)
+    assert res["spearman"]["p_value"] == pytest.approx(spearmanr(h, m).pvalue)
+    for key in ("pearson", "spearman", "kendall"):
+        low, high = res[key]["ci"]
+        assert low <= res[key]["value"] <= high
     assert item_level({"x": {1: 1.0}}, {"x": {1: 1.0}})["available"] is False
 
 
 def test_readers_and_names():
     assert system_name("data/demo/systems/strong-mt") == "strong-mt"
     assert system_name("out/team1.txt") == "team1" and system_name("dir/sys/") == "sys"
-    human = human_from_obj({"higher_is_better": False, "scores": {"a": {"score": 1.0}, "b": 2, "c": {"score": None}}})
-    assert human.scores == {"a": 1.0, "b": 2.0} and human.higher_is_better is False
-    with pytest.raises(MetaInputError, match="by 'doc'"):
-        human_from_obj({"by": "doc", "scores": {}}, "h.json")
+    [human] = human_from_obj({"higher_is_better": False, "scores": {"a": {"score": 1.0}, "b": 2,
+                                                                   "c": {"score": None}}})
+    assert human.systems == {"a": 1.0, "b": 2.0} and human.higher_is_better is False and human.kind == "mqm"
+    with pytest.raises(MetaInputError, match="by 'rater'"):
+        human_from_obj({"by": "rater", "scores": {}}, "h.json")
     metrics = metrics_from_obj({"systems": [
         {"name": "x/a.txt", "scores": {"ter": {"score": 50.0, "higher_is_better": False, "name": "TER"},
                                        "comet": {"score": None, "higher_is_better": True}}}]})
@@ -135,7 +143,7 @@ def test_readers_and_names():
 
 
 def test_meta_evaluate_skips_a_metric_with_too_few_systems_and_fails_when_none_is_left():
-    human = HumanScores({"a": 1.0, "b": 2.0, "c": 3.0}, True)
+    human = HumanSource("mqm", "MQM", "mqm", True, {"a": 1.0, "b": 2.0, "c": 3.0})
     metrics = {"bleu": MetricScores("bleu", {"a": 1.0, "b": 3.0, "c": 2.0}, True),
                "comet": MetricScores("comet", {"a": 1.0}, True)}
     res = meta_evaluate(human, metrics, n_boot=20)
@@ -143,7 +151,7 @@ def test_meta_evaluate_skips_a_metric_with_too_few_systems_and_fails_when_none_i
     assert res["segment_level"]["available"] is False and res["kendall_variant"] == "tau-b"
     with pytest.raises(MetaInputError, match="fewer than 3"):
         meta_evaluate(human, {"comet": metrics["comet"]}, metrics_path="m.json")
-    with pytest.raises(MetaInputError, match="no systems in common"):
+    with pytest.raises(MetaInputError, match=r"no systems in common.*'z'.*'a', 'b', 'c'"):
         meta_evaluate(human, {"x": MetricScores("x", {"z": 1.0}, True)}, metrics_path="m.json")
 
 
@@ -200,7 +208,7 @@ def test_cli_bad_inputs_exit_1_naming_the_file(demo_metrics, tmp_path):
              (broken, demo_metrics, broken, "invalid JSON"), (good, broken, broken, "invalid JSON"),
              (disjoint, demo_metrics, demo_metrics, "no systems in common"),
              (two, demo_metrics, demo_metrics, "fewer than 3"),
-             (demo_metrics, demo_metrics, demo_metrics, "'scores'"),
+             (demo_metrics, demo_metrics, demo_metrics, "not a human score file"),
              (good, good, good, "'systems' list")]
     for human, metrics, named, what in cases:
         out = _run("meta", "--human", human, "--metrics", metrics)

@@ -68,3 +68,15 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+def signed_in_page(browser, base: str, email: str, password: str, *, width: int = 1280, height: int = 900):
+    """(context, page) of a new browser context signed in through the login form; close the context after."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page.goto(f"{base}/auth/login")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", password)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_load_state("networkidle")
+    return ctx, page

@@ -176,6 +176,12 @@ class Protocol:
         """A released campaign's contribution to its test set's leaderboard (a column, a ranking), or None."""
         return None
 
+    def meta_sources(self, campaign: Campaign) -> list[Any]:
+        """A released campaign's human scores for the meta-evaluation page: ``scoring.meta.HumanSource``
+        objects whose systems are submission ids as strings (a reference version: its label, e.g.
+        "reference 1"); item keys are (document name, 0-based position). [] when it has none."""
+        return []
+
     def item_label(self, item: Item) -> str:
         """How the organizer's dashboard names an item (system names allowed there)."""
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"

@@ -214,6 +214,11 @@ class MQMProtocol(Protocol):
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         return svc.leaderboard_mqm(campaign)
 
+    def meta_sources(self, campaign: Campaign) -> list[Any]:
+        from .services.meta import meta_sources
+
+        return meta_sources(campaign)
+
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"

@@ -97,7 +97,9 @@ def _chunk_records(asg, found, study, doc, reader, versions) -> list[dict]:
     for r in live_highlights(asg):
         hls[int(r.key)].append(r.data)
     out = []
+    spans = asg.plan.get("chunks", [])
     for n, chunk in enumerate(texts, 1):
+        s, e = spans[n - 1]
         sides = chunk_sides(asg.plan, n)              # T1/T2 -> campaign version
         a = answer_data(found, "chunk", str(n))
         pref = a.get("preference")
@@ -110,6 +112,10 @@ def _chunk_records(asg, found, study, doc, reader, versions) -> list[dict]:
                             "text": h["text"]} for h in hls.get(n, [])],
             "normalisation": NORMALISATION,
             "ms": int((asg.times or {}).get(f"chunk:{n}", 0)),
+            # the chunk's segments in the test-set document (0-based, end exclusive): metric segment
+            # scores average over them (python -m scoring meta, the meta-evaluation page)
+            "testset_document": asg.item.document.name,
+            "segments": [asg.item.seg_start + s, asg.item.seg_start + e],
         })
     return out
 

@@ -240,6 +240,11 @@ class ReaderProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
+    def meta_sources(self, campaign: Campaign) -> list[Any]:
+        from .meta import meta_sources
+
+        return meta_sources(campaign)
+
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
 
