@@ -37,6 +37,7 @@ def test_cli_create_start_and_export(world, cli_env, tmp_path):
 
 def test_cli_own_rubric_file_and_refusals(world, cli_env, tmp_path):
     from enface.commands import main
+
     from humaneval.rubric import load_rubric
 
     run = CliRunner().invoke

@@ -10,8 +10,8 @@ from humaneval.errors import HumanEvalInputError
 from humaneval.rubric import load_rubric
 
 from ...campaigns import services as svc
-from ...campaigns.services import bad
 from ...campaigns.protocol import protocol_of
+from ...campaigns.services import bad
 from ...services import testsets
 
 
