@@ -176,6 +176,9 @@ class RubricProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
+    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
+        return results.leaderboard_part(campaign)
+
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {item.document.name}:{item.seg_start + 1}"
