@@ -200,4 +200,13 @@ def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
     text = page.inner_text("#rubric-systems")
     assert "Cultural Safety" in text and "Tense Consistency" in text and "Average Σ" in text
     shot(page, "dashboard")
+    page.goto(f"{base}/campaigns/new?testset={world.testset_id}&protocol=rubric")
+    page.wait_for_selector("#rubric-new")
+    assert "17 tagged phenomena" in page.inner_text("#phenomena-count")
+    page.fill("#name", "Second rubric")
+    page.fill("#ranges", "sect-trial")
+    page.click("#rubric-new button[type=submit]")
+    page.wait_for_selector("#phenomena-table")
+    assert "Second rubric" in page.inner_text("h1")
+    shot(page, "new-campaign-draft")
     ctx.close()
