@@ -162,6 +162,9 @@ def test_score_by_keyboard_reload_and_finish(live, browser):
     page.wait_for_selector("#finish-error:not([hidden])")
     assert "Score every criterion first" in page.inner_text("#finish-error")
     shot(page, "incomplete", full=False)
+    page.goto(f"{base}/annotate/")
+    assert "1 of 45 items finished" in page.inner_text("main")
+    shot(page, "list", full=False)
     ctx.close()
 
 

@@ -113,6 +113,7 @@ def test_dashboard_progress_and_blind_item_pages(world):
     assert 'id="progress-table"' in dash and "0 of 90 items finished" in dash
     ann = world.client("ann1@example.org")
     listing = ann.get("/annotate/").get_data(as_text=True)
+    assert "rubric-items" in listing and "0 of 45 items finished" in listing and "Phenomena scored" in listing
     first = re.search(r'/annotate/item/([A-Za-z0-9_-]+)', listing).group(1)
     page = ann.get(f"/annotate/item/{first}").get_data(as_text=True)
     assert 'id="rubric-state"' in page and "rubric.js" in page
