@@ -214,6 +214,11 @@ class MQMProtocol(Protocol):
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         return svc.leaderboard_mqm(campaign)
 
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+        from .services.evidence import evidence
+
+        return evidence(campaign, document_id=document_id)
+
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"

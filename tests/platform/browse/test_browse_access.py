@@ -1,0 +1,155 @@
+"""The output browser: who sees what (public before/after release, organizer, annotator), the pages,
+the leaderboard cells' links to their evidence, and the MQM span filters."""
+
+from __future__ import annotations
+
+import re
+
+from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
+
+PAGES = ["/browse/{ts}", "/browse/{ts}/doc/river.1", "/browse/{ts}/diff?doc=river.1", "/browse/{ts}/spans",
+         "/browse/{ts}/downloads", "/browse/{ts}/downloads/release.zip"]
+
+
+def _release_testset(world, released=True):
+    from enface.extensions import db
+    from enface.models import TestSet
+
+    with world.ctx(), db.write():
+        ts = db.session.get(TestSet, world.testset_id)
+        ts.released = released
+        ts.scores_version = TestSet.scores_version + 1
+
+
+def _finished_mqm(world, marks=True) -> int:
+    """A released MQM campaign: ann1 marks one Major Accuracy span per segment of quokka-nmt, ann2 a Minor
+    Fluency span on segment 1 of every item."""
+    from enface.campaigns import services as svc
+
+    cid = new_campaign(world, redundancy=2)
+    for email in ("ann1@example.org", "ann2@example.org"):
+        c = world.client(email)
+        for a in assignments_of(world, cid, email):
+            if marks and email == "ann1@example.org" and a["submission_id"] == world.subs["quokka-nmt"]:
+                for seg in range(a["segments"]):
+                    r, _ = put_mark(c, a["public_id"], {"seg": seg, "start": 0, "end": 3, "category": "Accuracy",
+                                                        "subcategory": "Mistranslation", "severity": "Major"})
+                    assert r.status_code == 200, r.get_json()
+            if marks and email == "ann2@example.org":
+                r, _ = put_mark(c, a["public_id"], {"seg": 0, "start": 4, "end": 8, "category": "Fluency",
+                                                    "subcategory": "Grammar", "severity": "Minor"})
+                assert r.status_code == 200, r.get_json()
+            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+            assert finish(c, a["public_id"]).status_code == 200
+    with world.ctx():
+        svc.release(svc.get_campaign(cid))
+    return cid
+
+
+def test_public_sees_nothing_before_release_and_everything_after(world):
+    ts = world.testset_id
+    anon = world.client()
+    for page in PAGES:
+        assert anon.get(page.format(ts=ts)).status_code == 404, page
+    # a team member sees its own rows on the leaderboard before release, but no browser
+    assert world.client("alder-ann@example.org").get(f"/browse/{ts}").status_code == 404
+    org = world.client("org@example.org")
+    for page in PAGES:
+        assert org.get(page.format(ts=ts)).status_code == 200, page
+    assert "Not released yet" in org.get(f"/browse/{ts}").get_data(as_text=True)
+    _release_testset(world)
+    for page in PAGES:
+        assert anon.get(page.format(ts=ts)).status_code == 200, page
+    # the organizer's controls are the organizer's alone
+    assert "Freeze the leaderboard now" not in anon.get(f"/browse/{ts}/downloads").get_data(as_text=True)
+    assert anon.post(f"/browse/{ts}/freeze").status_code in (302, 400, 401, 403)
+
+
+def test_an_annotator_of_a_running_campaign_sees_no_system_names(world):
+    ts = world.testset_id
+    new_campaign(world)          # started, ann1 and ann2 annotate
+    _release_testset(world)
+    ann = world.client("ann1@example.org")
+    for page in PAGES:
+        r = ann.get(page.format(ts=ts))
+        assert r.status_code == 403, page
+        assert "zephyr-mt" not in r.get_data(as_text=True)
+    # an annotator outside the campaign is just the public
+    assert world.client("ann3@example.org").get(f"/browse/{ts}").status_code == 200
+
+
+def test_document_page_shows_source_references_and_systems_en_face(world):
+    ts = world.testset_id
+    _release_testset(world)
+    anon = world.client()
+    zephyr, walrus = world.subs["zephyr-mt"], world.subs["walrus-baseline"]
+    html = anon.get(f"/browse/{ts}/doc/river.1?sys={zephyr}&sys={walrus}").get_data(as_text=True)
+    assert "The old ferryman rowed slowly across the grey river." in html          # the source
+    assert "ref 0" in html                                                          # reference 1
+    assert "Der alte Fährmann ruderte langsam" in html and "Niemand am Ufer kannte" in html
+    heads = re.findall(r"<th>(?:<a [^>]*>)?([^<]+)", html.split("<tbody>")[0].split('class="enface"')[1])
+    assert heads == ["Source", "reference 1", "zephyr-mt", "walrus-baseline"]
+    # an unknown or invisible system id is ignored, a missing document is a 404
+    assert anon.get(f"/browse/{ts}/doc/river.1?sys=999999").status_code == 200
+    assert anon.get(f"/browse/{ts}/doc/nope").status_code == 404
+    assert anon.get(f"/browse/{ts}/diff?doc=river.1&a=999999&b=ref1").status_code == 400
+
+
+def test_spans_overlay_and_filters(world):
+    ts = world.testset_id
+    cid = _finished_mqm(world)
+    _release_testset(world)
+    anon = world.client()
+    quokka = world.subs["quokka-nmt"]
+    html = anon.get(f"/browse/{ts}/spans").get_data(as_text=True)
+    rows = re.findall(r'<tr class="span-row" data-severity="(\w+)">', html)
+    # ann1: 7 Major (one per segment of quokka-nmt); ann2: one Minor per item (3 systems x 2 documents)
+    assert rows.count("Major") == 7 and rows.count("Minor") == 6
+    html = anon.get(f"/browse/{ts}/spans?severity=Major").get_data(as_text=True)
+    assert set(re.findall(r'data-severity="(\w+)"', html)) == {"Major"}
+    html = anon.get(f"/browse/{ts}/spans?system={quokka}&rater=rater2").get_data(as_text=True)
+    assert len(re.findall(r'class="span-row"', html)) == 2
+    html = anon.get(f"/browse/{ts}/spans?category=Fluency/Grammar&doc=orchard").get_data(as_text=True)
+    assert len(re.findall(r'class="span-row"', html)) == 3
+    html = anon.get(f"/browse/{ts}/spans?category=Accuracy&rater=rater2").get_data(as_text=True)
+    assert "nothing matches these filters" in html
+    html = anon.get(f"/browse/{ts}/spans?campaign={cid + 1}").get_data(as_text=True)
+    assert "nothing matches" in html
+    # the document view lays the spans over the outputs, with category, severity and rater
+    html = anon.get(f"/browse/{ts}/doc/river.1?sys={quokka}").get_data(as_text=True)
+    marks = re.findall(r'<mark class="span sev-(\w+)" title="([^"]+)"', html)
+    assert ("major", "Accuracy/Mistranslation · Major · rater1") in marks
+    html = anon.get(f"/browse/{ts}/doc/river.1?sys={quokka}&severity=Minor").get_data(as_text=True)
+    assert set(re.findall(r'<mark class="span sev-(\w+)"', html)) == {"minor"}
+
+
+def test_every_leaderboard_cell_links_to_its_evidence(world):
+    from enface.extensions import db
+    from enface.models import ScoreRow
+
+    ts = world.testset_id
+    with world.ctx(), db.write():
+        for system, sid in world.subs.items():
+            db.session.add(ScoreRow(submission_id=sid, metric="bleu", scope="corpus", name="BLEU", value=30.0,
+                                    higher_is_better=True, signature="nrefs:1|test"))
+            db.session.add(ScoreRow(submission_id=sid, metric="bleu", scope="segment", name="BLEU", value=None,
+                                    values=[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0], higher_is_better=True))
+    _finished_mqm(world)
+    _release_testset(world)
+    anon = world.client()
+    html = anon.get(f"/leaderboard/{ts}").get_data(as_text=True)
+    quokka = world.subs["quokka-nmt"]
+    corpus_link = f"/browse/{ts}/system/{quokka}?metric=bleu"
+    assert corpus_link in html
+    assert f"/browse/{ts}/spans?system={quokka}" in html       # the MQM cell
+    page = anon.get(corpus_link).get_data(as_text=True)
+    cells = re.findall(r'<td class="num chosen">([^<]+)</td>', page)
+    assert cells == ["25.00", "60.00"]        # mean of the segments of river.1 (4) and orchard (3)
+    assert f"/browse/{ts}/doc/river.1?sys={quokka}" in page
+
+
+def test_before_release_the_leaderboard_links_only_for_organizers(world):
+    ts = world.testset_id
+    html = world.client("alder-ann@example.org").get(f"/leaderboard/{ts}").get_data(as_text=True)
+    assert "/browse/" not in html
+    assert f"/browse/{ts}" in world.client("org@example.org").get(f"/leaderboard/{ts}").get_data(as_text=True)
