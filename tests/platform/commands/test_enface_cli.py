@@ -252,8 +252,9 @@ def test_demo_once(tmp_path):
         assert email in out
     assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 3
     assert "MQM campaign 1 started" in out and "reader study 2 started" in out
+    assert "finished MQM campaign 3 released" in out and "/browse/1" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
-    assert len(logins) == 6 and all(len(p) >= 10 for p in logins.values())
+    assert len(logins) == 8 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.
     again = subprocess.run([*ENFACE, "demo", "--once", "--port", str(port)], env=env, capture_output=True,
                            text=True, timeout=240)
