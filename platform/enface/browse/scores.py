@@ -1,18 +1,25 @@
 """Per-document scores of a system: the evidence behind a leaderboard cell.
 
-d-BLEU is stored per document; the sentence-level metrics (BLEU, chrF, TER, COMET) per
-segment, and a document's value here is the mean of its segments' scores (said so on the
-page: it is not the corpus score of that document). MQM: the released errors per document.
+BLEU, chrF, TER and d-BLEU: each document scored on its own with the scoring library (the
+corpus metric restricted to that document, same signature), computed on first view and kept
+per process until the test set's scores change. COMET: the mean of its stored segment scores
+(no model is loaded for a page). MQM: the released error spans per document and severity.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 
 from sqlalchemy import select
 
+from scoring import Scorer
+from scoring.metrics import SACREBLEU_METRICS
+from scoring.testset import TestSet as ScoringTestSet
+
 from ..extensions import db
-from ..models import ScoreRow, Submission, TestSet
+from ..models import OutputSegment, ScoreRow, Submission, TestSet
+from ..services.testsets import scoring_testset
 from ..services import NotFound
 from ..services.leaderboard import COLUMNS
 from .overlay import severity_rank
@@ -35,13 +42,15 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
         total += d.num_segments
     stored = {(s.metric, s.scope): s for s in db.session.scalars(
         select(ScoreRow).where(ScoreRow.submission_id == sub.id))}
+    corpus = {m: s.value for (m, scope), s in stored.items() if scope == "corpus"}
+    computed = _computed(ts, sub, [k for k, _n, _h in COLUMNS if k in SACREBLEU_METRICS and corpus.get(k) is not None])
     columns, per_doc = [], []
     for key, name, higher in COLUMNS:
-        doc_row = stored.get((key, "document"))
         seg_row = stored.get((key, "segment"))
-        if doc_row is not None and doc_row.values and len(doc_row.values) == len(docs):
-            columns.append({"key": key, "name": name, "higher_is_better": higher, "how": "document score"})
-            per_doc.append(list(doc_row.values))
+        if key in computed:
+            columns.append({"key": key, "name": name, "higher_is_better": higher,
+                            "how": "this document scored on its own"})
+            per_doc.append(computed[key])
         elif seg_row is not None and seg_row.values and len(seg_row.values) == total:
             columns.append({"key": key, "name": name, "higher_is_better": higher,
                             "how": "mean of the segment scores"})
@@ -54,8 +63,44 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
         rows.append({"document": d.name, "segments": d.num_segments,
                      "values": {c["key"]: per_doc[j][i] for j, c in enumerate(columns)},
                      "errors": {sev: errors.get((d.name, sev), 0) for sev in severities}})
-    corpus = {s.metric: s.value for (_m, scope), s in stored.items() if scope == "corpus"}
     return {"columns": columns, "rows": rows, "corpus": corpus, "severities": severities}
+
+
+_lock = threading.Lock()
+_cache: OrderedDict[tuple[int, int], dict[str, list]] = OrderedDict()
+
+
+def _computed(ts: TestSet, sub: Submission, metrics: list[str]) -> dict[str, list[float | None]]:
+    """{metric: [its value on each document alone]} for the sacrebleu metrics, kept per scores_version."""
+    if not metrics:
+        return {}
+    key = (sub.id, ts.scores_version)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and all(m in hit for m in metrics):
+            return hit
+    loaded = scoring_testset(ts)
+    lines: dict[int, list[str]] = {}
+    for doc_id, text in db.session.execute(select(OutputSegment.document_id, OutputSegment.text)
+                                           .where(OutputSegment.submission_id == sub.id)
+                                           .order_by(OutputSegment.document_id, OutputSegment.position)):
+        lines.setdefault(doc_id, []).append(text)
+    out: dict[str, list[float | None]] = {m: [] for m in metrics}
+    for row, doc in zip(ts.documents, loaded.documents):
+        single = ScoringTestSet(ts.name, ts.src_lang, ts.tgt_lang, [doc], None, {})
+        try:
+            scores = Scorer(single, metrics, workers=1).score({doc.name: lines.get(row.id, [])},
+                                                              document_level=sub.document_level).scores
+        except ValueError:   # (lines missing for this document: nothing to show)
+            scores = {}
+        for m in metrics:
+            s = scores.get(m)
+            out[m].append(s.value if s is not None and s.available else None)
+    with _lock:
+        _cache[key] = out
+        while len(_cache) > 256:
+            _cache.popitem(last=False)
+    return out
 
 
 def _mean(values: list) -> float | None:

@@ -124,28 +124,41 @@ def test_spans_overlay_and_filters(world):
 
 
 def test_every_leaderboard_cell_links_to_its_evidence(world):
+    import sacrebleu
     from enface.extensions import db
     from enface.models import ScoreRow
+
+    from tests.support.campaigns import DOCS, OUTPUTS
 
     ts = world.testset_id
     with world.ctx(), db.write():
         for system, sid in world.subs.items():
             db.session.add(ScoreRow(submission_id=sid, metric="bleu", scope="corpus", name="BLEU", value=30.0,
                                     higher_is_better=True, signature="nrefs:1|test"))
-            db.session.add(ScoreRow(submission_id=sid, metric="bleu", scope="segment", name="BLEU", value=None,
-                                    values=[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0], higher_is_better=True))
+            db.session.add(ScoreRow(submission_id=sid, metric="comet", scope="corpus", name="COMET", value=0.5,
+                                    higher_is_better=True, signature="comet|test"))
+            db.session.add(ScoreRow(submission_id=sid, metric="comet", scope="segment", name="COMET", value=None,
+                                    values=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7], higher_is_better=True))
     _finished_mqm(world)
     _release_testset(world)
     anon = world.client()
     html = anon.get(f"/leaderboard/{ts}").get_data(as_text=True)
-    quokka = world.subs["quokka-nmt"]
-    corpus_link = f"/browse/{ts}/system/{quokka}?metric=bleu"
+    zephyr = world.subs["zephyr-mt"]
+    corpus_link = f"/browse/{ts}/system/{zephyr}?metric=bleu"
     assert corpus_link in html
-    assert f"/browse/{ts}/spans?system={quokka}" in html       # the MQM cell
+    assert f"/browse/{ts}/system/{zephyr}?metric=comet" in html
+    assert f"/browse/{ts}/spans?system={world.subs['quokka-nmt']}" in html       # the MQM cell
     page = anon.get(corpus_link).get_data(as_text=True)
-    cells = re.findall(r'<td class="num chosen">([^<]+)</td>', page)
-    assert cells == ["25.00", "60.00"]        # mean of the segments of river.1 (4) and orchard (3)
-    assert f"/browse/{ts}/doc/river.1?sys={quokka}" in page
+    # BLEU: each document scored on its own, as sacrebleu scores that document
+    cells = [float(x) for x in re.findall(r'<td class="num chosen">([^<]+)</td>', page)]
+    expected = [sacrebleu.corpus_bleu(OUTPUTS[d], [[f"ref {i}" for i in range(len(DOCS[d]))]]).score
+                for d in ("river.1", "orchard")]
+    assert cells == [round(x, 2) for x in expected]
+    # COMET: the mean of each document's segment scores (river.1: 4 segments, orchard: 3)
+    rows = re.findall(r"<tr><td><a [^>]*>([^<]+)</a></td>\s*<td class=\"num\">\d+</td>(.*?)</tr>", page, re.S)
+    comet = {doc: re.findall(r'<td class="num">([0-9.]+|n/a)</td>', cells_html)[-1] for doc, cells_html in rows}
+    assert comet == {"river.1": "0.25", "orchard": "0.60"}
+    assert f"/browse/{ts}/doc/river.1?sys={zephyr}" in page
 
 
 def test_before_release_the_leaderboard_links_only_for_organizers(world):

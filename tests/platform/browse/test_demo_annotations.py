@@ -3,46 +3,17 @@ raters' marks, ranks the demo systems by their quality, and bad files are refuse
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.support.campaigns import ROOT, fast_user
-
-DEMO = ROOT / "data" / "demo"
-TSV = DEMO / "mqm" / "annotations.tsv"
-SYSTEMS = [("literal-mt", "literal-baseline", None, "baseline", True),
-           ("strong-mt", "lantern-nmt", "Lantern Lab", "primary", True),
-           ("weak-mt", "inkstone-llm", "Inkstone MT", "primary", False)]
+from tests.support.demo import TSV, build_demo
 
 
 @pytest.fixture
 def demo(app):
-    """The demo test set with the three demo systems written directly, an organizer and two raters; the
-    started finished-campaign-to-be. Returns (campaign id, test set id)."""
-    from enface.campaigns import services as svc
-    from enface.commands.demo import DEMO_FINISHED
-    from enface.extensions import db
-    from enface.models import User
-    from enface.services.testsets import import_testset
-
-    from tests.support.campaigns import add_submission
-
-    with app.app_context():
-        ts = import_testset(DEMO / "testset", "Demo")
-        ids = []
-        for folder, name, team, label, constrained in SYSTEMS:
-            outs = {d: (DEMO / "systems" / folder / f"{d}.txt").read_text(encoding="utf-8").splitlines()
-                    for d in ("jade-lantern.1", "jade-lantern.2", "mountain-inn")}
-            ids.append(add_submission(ts.id, name, team, label, constrained, outs))
-        org = fast_user("org@example.org", "organizer")
-        camp = svc.create_campaign(db.session.get(User, org), ts, svc.CampaignInput(
-            name="finished", submission_ids=ids, redundancy=2, ranges=DEMO_FINISHED["ranges"],
-            settings=DEMO_FINISHED["settings"], seed=1))
-        for n in (1, 2):
-            svc.add_annotator(camp, db.session.get(User, fast_user(f"rater{n}@example.org", "annotator")))
-        svc.start_campaign(svc.get_campaign(camp.id))
-        return camp.id, ts.id
+    """The demo test set and systems (unscored), its finished campaign started but still empty:
+    (campaign id, test set id)."""
+    d = build_demo(app, scored=False, finished=False, released=False)
+    return d.campaign_id, d.testset_id
 
 
 def _import(app, cid, text, path="a.tsv"):
@@ -113,6 +84,6 @@ def test_importing_twice_is_refused(app, demo):
 def test_the_demo_file_is_plain_marot_tsv():
     import mqm
 
-    data = mqm.read_tsv(Path(TSV), scheme=mqm.load_scheme("google-mqm"), strict=True)
+    data = mqm.read_tsv(TSV, scheme=mqm.load_scheme("google-mqm"), strict=True)
     assert {e.rater for e in data.errors} == {"rater1", "rater2"}
     assert {e.system for e in data.errors} == {"lantern-nmt", "literal-baseline", "inkstone-llm"}
