@@ -50,6 +50,7 @@ def build_demo(app, *, scored: bool = True, finished: bool = True, released: boo
     from enface.models import TestSet, User
     from enface.protocols.mqm.services.imports import import_finished
     from enface.services.testsets import bump_scores_version, import_testset
+
     from scoring import Scorer, load_system_output, load_testset
 
     from .campaigns import add_submission, fast_user

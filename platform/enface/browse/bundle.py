@@ -17,9 +17,7 @@ import csv
 import io
 import json
 import re
-import threading
 import zipfile
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -33,6 +31,7 @@ from ..services import leaderboard as lb
 from ..services.testsets import testset_files
 from . import tables
 from .evidence import released_campaigns
+from .lru import app_cache
 
 
 @dataclass
@@ -192,26 +191,19 @@ def readme(ts: TestSet, board: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-_zip_lock = threading.Lock()
-_zip_cache: OrderedDict[tuple, bytes] = OrderedDict()
-
-
 def bundle_zip(ts: TestSet) -> tuple[str, bytes]:
     """(file name, bytes) of the whole release, kept until the scores, the campaigns or the licence change."""
     root = f"{slug(ts.task.name)}-{slug(ts.name)}-release"
     key = (ts.id, ts.scores_version, ts.licence, ts.released, ts.references_public,
            ts.frozen_at.isoformat() if ts.frozen_at else "")
-    with _zip_lock:
-        hit = _zip_cache.get(key)
-        if hit is not None:
-            return f"{root}.zip", hit
+    cache = app_cache("release_zip", 4)
+    hit = cache.get(key)
+    if hit is not None:
+        return f"{root}.zip", hit
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for f in bundle_files(ts):
             zf.writestr(f"{root}/{f.path}", f.make())
     data = buf.getvalue()
-    with _zip_lock:
-        _zip_cache[key] = data
-        while len(_zip_cache) > 4:
-            _zip_cache.popitem(last=False)
+    cache.put(key, data)
     return f"{root}.zip", data

@@ -7,8 +7,7 @@ evidence is kept per process, keyed by the campaign and its release time.
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -16,12 +15,9 @@ from sqlalchemy import select
 from ..campaigns.models import Campaign
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
+from .lru import app_cache
 
 FILTERS = ("campaign", "system", "doc", "rater", "category", "severity")
-
-_lock = threading.Lock()
-_cache: OrderedDict[tuple[int, str], list[dict]] = OrderedDict()
-_CACHE_SIZE = 32
 
 
 def released_campaigns(testset_id: int) -> list[Campaign]:
@@ -32,18 +28,14 @@ def released_campaigns(testset_id: int) -> list[Campaign]:
 
 def campaign_evidence(campaign: Campaign) -> list[dict]:
     """All the evidence of one released campaign (every document), with its protocol and name added."""
+    cache = app_cache("evidence", 32)
     key = (campaign.id, campaign.released_at.isoformat() if campaign.released_at else "")
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
     found = [{**e, "protocol": campaign.protocol, "campaign": campaign.name}
              for e in protocol_of(campaign).evidence(campaign)]
-    with _lock:
-        _cache[key] = found
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    cache.put(key, found)
     return found
 
 

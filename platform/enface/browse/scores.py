@@ -8,8 +8,7 @@ per process until the test set's scores change. COMET: the mean of its stored se
 
 from __future__ import annotations
 
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 
 from sqlalchemy import select
 
@@ -19,9 +18,10 @@ from scoring.testset import TestSet as ScoringTestSet
 
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, Submission, TestSet
-from ..services.testsets import scoring_testset
 from ..services import NotFound
 from ..services.leaderboard import COLUMNS
+from ..services.testsets import scoring_testset
+from .lru import app_cache
 from .overlay import severity_rank
 
 
@@ -66,19 +66,15 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
     return {"columns": columns, "rows": rows, "corpus": corpus, "severities": severities}
 
 
-_lock = threading.Lock()
-_cache: OrderedDict[tuple[int, int], dict[str, list]] = OrderedDict()
-
-
 def _computed(ts: TestSet, sub: Submission, metrics: list[str]) -> dict[str, list[float | None]]:
     """{metric: [its value on each document alone]} for the sacrebleu metrics, kept per scores_version."""
     if not metrics:
         return {}
+    cache = app_cache("document_scores", 256)
     key = (sub.id, ts.scores_version)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None and all(m in hit for m in metrics):
-            return hit
+    hit = cache.get(key)
+    if hit is not None and all(m in hit for m in metrics):
+        return hit
     loaded = scoring_testset(ts)
     lines: dict[int, list[str]] = {}
     for doc_id, text in db.session.execute(select(OutputSegment.document_id, OutputSegment.text)
@@ -96,10 +92,7 @@ def _computed(ts: TestSet, sub: Submission, metrics: list[str]) -> dict[str, lis
         for m in metrics:
             s = scores.get(m)
             out[m].append(s.value if s is not None and s.available else None)
-    with _lock:
-        _cache[key] = out
-        while len(_cache) > 256:
-            _cache.popitem(last=False)
+    cache.put(key, out)
     return out
 
 

@@ -11,6 +11,7 @@ from .context import browse_context
 from .diff import similarity, word_diff
 from .evidence import SpanFilter, facets, testset_evidence, version_key
 from .overlay import pieces
+from .page_cache import cached_page
 from .scores import document_scores, get_submission
 from .texts import document_lines, get_document, version_text
 
@@ -19,6 +20,7 @@ MAX_SPANS = 500      # rows of the span list (the filters narrow it)
 
 
 @bp.get("/<int:testset_id>")
+@cached_page
 def index(testset_id: int):
     b = browse_context(current_user, testset_id)
     evidence = testset_evidence(testset_id)
@@ -27,6 +29,7 @@ def index(testset_id: int):
 
 
 @bp.get("/<int:testset_id>/doc/<path:name>")
+@cached_page
 def document(testset_id: int, name: str):
     b = browse_context(current_user, testset_id)
     doc = get_document(b.ts, name)
@@ -52,6 +55,7 @@ def document(testset_id: int, name: str):
 
 
 @bp.get("/<int:testset_id>/diff")
+@cached_page
 def diff(testset_id: int):
     b = browse_context(current_user, testset_id)
     doc = get_document(b.ts, request.args.get("doc", b.ts.documents[0].name if b.ts.documents else ""))
@@ -73,6 +77,7 @@ def diff(testset_id: int):
 
 
 @bp.get("/<int:testset_id>/spans")
+@cached_page
 def spans(testset_id: int):
     b = browse_context(current_user, testset_id)
     flt = SpanFilter.from_args(request.args)
@@ -90,6 +95,7 @@ def spans(testset_id: int):
 
 
 @bp.get("/<int:testset_id>/system/<int:submission_id>")
+@cached_page
 def system(testset_id: int, submission_id: int):
     b = browse_context(current_user, testset_id)
     sub = get_submission(b.ts, submission_id, b.visible_ids)

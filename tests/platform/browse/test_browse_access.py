@@ -132,7 +132,7 @@ def test_every_leaderboard_cell_links_to_its_evidence(world):
 
     ts = world.testset_id
     with world.ctx(), db.write():
-        for system, sid in world.subs.items():
+        for sid in world.subs.values():
             db.session.add(ScoreRow(submission_id=sid, metric="bleu", scope="corpus", name="BLEU", value=30.0,
                                     higher_is_better=True, signature="nrefs:1|test"))
             db.session.add(ScoreRow(submission_id=sid, metric="comet", scope="corpus", name="COMET", value=0.5,
@@ -166,3 +166,17 @@ def test_before_release_the_leaderboard_links_only_for_organizers(world):
     html = world.client("alder-ann@example.org").get(f"/leaderboard/{ts}").get_data(as_text=True)
     assert "/browse/" not in html
     assert f"/browse/{ts}" in world.client("org@example.org").get(f"/leaderboard/{ts}").get_data(as_text=True)
+
+
+def test_public_pages_are_never_stale(world):
+    """Anonymous pages are kept per process: a release, a new campaign or a withdrawal shows at once."""
+    ts = world.testset_id
+    _release_testset(world)
+    anon = world.client()
+    assert "no human evaluation of this test set is released yet" in anon.get(f"/browse/{ts}/spans").get_data(
+        as_text=True)
+    _finished_mqm(world)                        # its release raises the test set's scores_version
+    assert len(re.findall(r'class="span-row"', anon.get(f"/browse/{ts}/spans").get_data(as_text=True))) == 13
+    _release_testset(world, released=False)     # withdrawn: nothing for the public any more
+    assert anon.get(f"/browse/{ts}/spans").status_code == 404
+    assert world.client("org@example.org").get(f"/browse/{ts}/spans").status_code == 200

@@ -21,8 +21,8 @@ import mqm
 from ....campaigns.models import Assignment, Campaign, Item
 from ....campaigns.services import bad, system_labels
 from ....extensions import db
-from ....services import ServiceError
 from ....models import utcnow
+from ....services import ServiceError
 from ..models import Mark
 from .marks import validate_mark
 from .scheme import get_scheme, scheme_name
