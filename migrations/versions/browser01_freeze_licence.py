@@ -17,15 +17,18 @@ branch_labels = None
 depends_on = None
 
 
+# Plain ALTER TABLE ADD/DROP COLUMN, never a batch (copy-and-move) migration: on SQLite that drops and
+# re-creates ``testsets``, and the drop cascades to every table that references it (campaigns, documents...).
+# SQLite has had DROP COLUMN since 3.35.
+
+
 def upgrade() -> None:
-    with op.batch_alter_table('testsets') as batch:
-        batch.add_column(sa.Column('frozen_at', sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column('frozen_board', sa.JSON(), nullable=True))
-        batch.add_column(sa.Column('licence', sa.Text(), nullable=False, server_default=''))
+    op.add_column('testsets', sa.Column('frozen_at', sa.DateTime(timezone=True), nullable=True))
+    op.add_column('testsets', sa.Column('frozen_board', sa.JSON(), nullable=True))
+    op.add_column('testsets', sa.Column('licence', sa.Text(), nullable=False, server_default=''))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('testsets') as batch:
-        batch.drop_column('licence')
-        batch.drop_column('frozen_board')
-        batch.drop_column('frozen_at')
+    op.drop_column('testsets', 'licence')
+    op.drop_column('testsets', 'frozen_board')
+    op.drop_column('testsets', 'frozen_at')
