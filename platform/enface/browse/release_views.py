@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
@@ -43,7 +45,7 @@ def download_file(testset_id: int, path: str):
     check_browse(current_user, ts)
     f = get_file(ts, path)
     charset = "" if f.mimetype == "application/zip" else "; charset=utf-8"
-    filename = path.replace("/", "_")
+    filename = re.sub(r"[^A-Za-z0-9._-]+", "_", path)   # (document names may hold quotes or spaces)
     return Response(f.make(), mimetype=f.mimetype + charset,
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import annotate_all, new_campaign
 
 PAGES = ["/browse/{ts}", "/browse/{ts}/doc/river.1", "/browse/{ts}/diff?doc=river.1", "/browse/{ts}/spans",
          "/browse/{ts}/downloads", "/browse/{ts}/downloads/release.zip"]
@@ -21,28 +21,22 @@ def _release_testset(world, released=True):
         ts.scores_version = TestSet.scores_version + 1
 
 
-def _finished_mqm(world, marks=True) -> int:
+def _finished_mqm(world) -> int:
     """A released MQM campaign: ann1 marks one Major Accuracy span per segment of quokka-nmt, ann2 a Minor
     Fluency span on segment 1 of every item."""
-    from enface.campaigns import services as svc
-
     cid = new_campaign(world, redundancy=2)
-    for email in ("ann1@example.org", "ann2@example.org"):
-        c = world.client(email)
-        for a in assignments_of(world, cid, email):
-            if marks and email == "ann1@example.org" and a["submission_id"] == world.subs["quokka-nmt"]:
-                for seg in range(a["segments"]):
-                    r, _ = put_mark(c, a["public_id"], {"seg": seg, "start": 0, "end": 3, "category": "Accuracy",
-                                                        "subcategory": "Mistranslation", "severity": "Major"})
-                    assert r.status_code == 200, r.get_json()
-            if marks and email == "ann2@example.org":
-                r, _ = put_mark(c, a["public_id"], {"seg": 0, "start": 4, "end": 8, "category": "Fluency",
-                                                    "subcategory": "Grammar", "severity": "Minor"})
-                assert r.status_code == 200, r.get_json()
-            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-            assert finish(c, a["public_id"]).status_code == 200
-    with world.ctx():
-        svc.release(svc.get_campaign(cid))
+    quokka = world.subs["quokka-nmt"]
+
+    def marks(email, _n, a):
+        if email == "ann1@example.org" and a["submission_id"] == quokka:
+            return [{"seg": seg, "start": 0, "end": 3, "category": "Accuracy", "subcategory": "Mistranslation",
+                     "severity": "Major"} for seg in range(a["segments"])]
+        if email == "ann2@example.org":
+            return [{"seg": 0, "start": 4, "end": 8, "category": "Fluency", "subcategory": "Grammar",
+                     "severity": "Minor"}]
+        return []
+
+    annotate_all(world, cid, marks, release=True)
     return cid
 
 

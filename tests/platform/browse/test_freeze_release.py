@@ -9,7 +9,7 @@ import zipfile
 
 import pandas as pd
 
-from tests.support.campaigns import assignments_of, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import annotate_all, new_campaign
 
 BLEU = {"zephyr-mt": 40.0, "quokka-nmt": 35.0, "quokka-nmt-c": 20.0, "walrus-baseline": 10.0}
 
@@ -85,19 +85,9 @@ def test_freeze_through_the_page_and_only_by_organizers(world):
 
 
 def _released_campaign(world) -> None:
-    from enface.campaigns import services as svc
-
-    cid = new_campaign(world, redundancy=1)
-    for email in ("ann1@example.org", "ann2@example.org"):
-        c = world.client(email)
-        for a in assignments_of(world, cid, email):
-            r, _ = put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Accuracy",
-                                                "subcategory": "Addition", "severity": "Major"})
-            assert r.status_code == 200
-            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-            assert finish(c, a["public_id"]).status_code == 200
-    with world.ctx():
-        svc.release(svc.get_campaign(cid))
+    annotate_all(world, new_campaign(world, redundancy=1), lambda _e, _n, _a: [
+        {"seg": 0, "start": 0, "end": 3, "category": "Accuracy", "subcategory": "Addition", "severity": "Major"}],
+        release=True)
 
 
 def _balanced(tex: str) -> None:
