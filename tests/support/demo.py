@@ -24,12 +24,16 @@ class Demo:
     subs: dict[str, int] = field(default_factory=dict)
 
 
-def store_scores(submission_id: int, scores) -> None:
-    """Corpus and segment (d-BLEU: document) rows, as the scoring pipeline stores them."""
+def store_scores(submission_id: int, scores, documents: dict[str, list] | None = None) -> None:
+    """Corpus, segment (d-BLEU: document) and by-document rows, as the scoring pipeline stores them."""
     from enface.extensions import db
     from enface.models import ScoreRow
 
     with db.write():
+        for key, values in (documents or {}).items():
+            if not (key == "dbleu" and scores[key].segments is not None):
+                db.session.add(ScoreRow(submission_id=submission_id, metric=key, scope="document", name=key,
+                                        value=None, values=values, signature=scores[key].signature))
         for key, s in scores.items():
             db.session.add(ScoreRow(submission_id=submission_id, metric=key, scope="corpus", name=s.name,
                                     value=s.value if s.available else None, higher_is_better=s.higher_is_better,
@@ -64,8 +68,8 @@ def build_demo(app, *, scored: bool = True, finished: bool = True, released: boo
                     for d in DOCS}
             demo.subs[name] = add_submission(ts.id, name, team, label, constrained, outs)
             if scorer is not None:
-                store_scores(demo.subs[name], scorer.score(load_system_output(scorer.testset, DEMO / "systems"
-                                                                              / folder)).scores)
+                result = scorer.score(load_system_output(scorer.testset, DEMO / "systems" / folder))
+                store_scores(demo.subs[name], result.scores, scorer.document_scores(result))
         org = fast_user("org@example.org", "organizer", "Olga Organizer")
         camp = svc.create_campaign(db.session.get(User, org), ts, svc.CampaignInput(
             name=DEMO_FINISHED["name"], submission_ids=list(demo.subs.values()), redundancy=2,

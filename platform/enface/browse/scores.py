@@ -1,9 +1,11 @@
 """Per-document scores of a system: the evidence behind a leaderboard cell.
 
-BLEU, chrF, TER and d-BLEU: each document scored on its own with the scoring library (the
-corpus metric restricted to that document, same signature), computed on first view and kept
-per process until the test set's scores change. COMET: the mean of its stored segment scores
-(no model is loaded for a page). MQM: the released error spans per document and severity.
+BLEU, chrF, TER and d-BLEU: each document scored on its own (the corpus metric restricted to
+that document, same signature), stored by the scoring pipeline (:meth:`scoring.Scorer.document_scores`).
+A submission scored before they were stored gets them computed on view when the test set is small
+(:data:`ON_VIEW_SEGMENTS`), kept per process until the scores change; on a larger one the page says
+to re-score. COMET: the mean of its stored segment scores (no model is loaded for a page).
+MQM: the released error spans per document and severity.
 """
 
 from __future__ import annotations
@@ -43,11 +45,18 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
     stored = {(s.metric, s.scope): s for s in db.session.scalars(
         select(ScoreRow).where(ScoreRow.submission_id == sub.id))}
     corpus = {m: s.value for (m, scope), s in stored.items() if scope == "corpus"}
-    computed = _computed(ts, sub, [k for k, _n, _h in COLUMNS if k in SACREBLEU_METRICS and corpus.get(k) is not None])
-    columns, per_doc = [], []
+    by_doc = {m: list(s.values) for (m, scope), s in stored.items()
+              if scope == "document" and s.values and len(s.values) == len(docs)}
+    missing = [k for k, _n, _h in COLUMNS if k in SACREBLEU_METRICS and corpus.get(k) is not None and k not in by_doc]
+    computed = _computed(ts, sub, missing) if total <= ON_VIEW_SEGMENTS else {}
+    columns, per_doc, not_stored = [], [], []
     for key, name, higher in COLUMNS:
         seg_row = stored.get((key, "segment"))
-        if key in computed:
+        if key in by_doc:
+            columns.append({"key": key, "name": name, "higher_is_better": higher,
+                            "how": "this document scored on its own"})
+            per_doc.append(by_doc[key])
+        elif key in computed:
             columns.append({"key": key, "name": name, "higher_is_better": higher,
                             "how": "this document scored on its own"})
             per_doc.append(computed[key])
@@ -55,6 +64,8 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
             columns.append({"key": key, "name": name, "higher_is_better": higher,
                             "how": "mean of the segment scores"})
             per_doc.append([_mean(seg_row.values[a:b]) for a, b in offsets])
+        elif key in missing:
+            not_stored.append(name)
     errors = Counter((e["document"], e["severity"]) for e in evidence
                      if e["kind"] == "span" and e["submission_id"] == sub.id)
     severities = sorted({sev for _d, sev in errors}, key=severity_rank)
@@ -63,11 +74,16 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
         rows.append({"document": d.name, "segments": d.num_segments,
                      "values": {c["key"]: per_doc[j][i] for j, c in enumerate(columns)},
                      "errors": {sev: errors.get((d.name, sev), 0) for sev in severities}})
-    return {"columns": columns, "rows": rows, "corpus": corpus, "severities": severities}
+    return {"columns": columns, "rows": rows, "corpus": corpus, "severities": severities, "not_stored": not_stored}
+
+
+#: Test sets up to this many segments get per-document scores computed on view when none are stored.
+ON_VIEW_SEGMENTS = 3000
 
 
 def _computed(ts: TestSet, sub: Submission, metrics: list[str]) -> dict[str, list[float | None]]:
-    """{metric: [its value on each document alone]} for the sacrebleu metrics, kept per scores_version."""
+    """{metric: [its value on each document alone]} for the sacrebleu metrics, kept per scores_version
+    (for submissions scored before the pipeline stored them)."""
     if not metrics:
         return {}
     cache = app_cache("document_scores", 256)

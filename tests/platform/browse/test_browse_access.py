@@ -174,3 +174,17 @@ def test_public_pages_are_never_stale(world):
     _release_testset(world, released=False)     # withdrawn: nothing for the public any more
     assert anon.get(f"/browse/{ts}/spans").status_code == 404
     assert world.client("org@example.org").get(f"/browse/{ts}/spans").status_code == 200
+
+
+def test_a_large_test_set_without_stored_scores_by_document_says_to_rescore(world, monkeypatch):
+    from enface.browse import scores
+    from enface.extensions import db
+    from enface.models import ScoreRow
+
+    monkeypatch.setattr(scores, "ON_VIEW_SEGMENTS", 5)     # the world's 7 segments count as large
+    with world.ctx(), db.write():
+        db.session.add(ScoreRow(submission_id=world.subs["zephyr-mt"], metric="bleu", scope="corpus", name="BLEU",
+                                value=30.0, higher_is_better=True, signature="nrefs:1|test"))
+    _release_testset(world)
+    page = world.client().get(f"/browse/{world.testset_id}/system/{world.subs['zephyr-mt']}").get_data(as_text=True)
+    assert "No scores by document are stored for BLEU" in page and "enface rescore --submission" in page

@@ -182,3 +182,27 @@ def test_freeze_command(world, monkeypatch):
     assert r.exit_code != 0 and "not frozen" in r.output
     r = runner.invoke(main, ["testset", "freeze", "999999"])
     assert r.exit_code != 0 and "test set" in r.output
+
+
+def test_the_pipeline_stores_scores_by_document(app):
+    """An upload scored by the platform keeps each metric on each document; the browser shows those."""
+    from enface.extensions import db
+    from enface.models import ScoreRow
+    from sqlalchemy import select
+
+    from tests.support.testkit import World, upload
+
+    kit = World(app)
+    ts = kit.testset(released=True)
+    _uid, token = kit.team_with_token("cap@example.org", "Lantern Lab")
+    r = upload(app.test_client(), ts, token, system_name="lantern-nmt")
+    assert r.status_code in (201, 202), r.get_json()
+    sid = r.get_json()["id"]
+    assert kit.submission(sid).state == "scored"
+    with app.app_context():
+        rows = {s.metric: s.values for s in db.session.scalars(
+            select(ScoreRow).where(ScoreRow.submission_id == sid, ScoreRow.scope == "document"))}
+    assert set(rows) >= {"bleu", "chrf", "ter", "dbleu"} and all(len(v) == 3 for v in rows.values())
+    page = app.test_client().get(f"/browse/{ts}/system/{sid}?metric=chrf").get_data(as_text=True)
+    assert [f"{v:.2f}" for v in rows["chrf"]] == re.findall(r'<td class="num chosen">([^<]+)</td>', page)
+    assert "No scores by document are stored" not in page
