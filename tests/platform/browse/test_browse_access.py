@@ -188,3 +188,25 @@ def test_a_large_test_set_without_stored_scores_by_document_says_to_rescore(worl
     _release_testset(world)
     page = world.client().get(f"/browse/{world.testset_id}/system/{world.subs['zephyr-mt']}").get_data(as_text=True)
     assert "No scores by document are stored for BLEU" in page and "enface rescore --submission" in page
+
+
+def test_hostile_query_parameters_are_refused_or_ignored_never_a_500(world):
+    ts = world.testset_id
+    _finished_mqm(world)
+    _release_testset(world)
+    anon = world.client()
+    evil = "<script>alert(1)</script>"
+    for url, ok in ((f"/browse/{ts}/spans?system={evil}&rater={evil}&category={evil}&severity={'x' * 5000}", 200),
+                    (f"/browse/{ts}/spans?campaign=-1&doc=%00", 200),
+                    (f"/browse/{ts}/doc/river.1?sys=abc&sys=-3&sys=99999999999999999999&severity={evil}", 200),
+                    (f"/browse/{ts}/diff?doc=river.1&a={evil}&b=ref1", 400),
+                    (f"/browse/{ts}/diff?doc=../../etc&a=ref1&b=ref1", 404),
+                    (f"/browse/{ts}/doc/..%2F..%2Fetc%2Fpasswd", 404),
+                    (f"/browse/{ts}/system/99999", 404),
+                    (f"/browse/{ts + 1}/spans", 404),
+                    (f"/browse/{ts}/downloads/%2e%2e/README.md", 404)):
+        r = anon.get(url)
+        assert r.status_code == ok, (url, r.status_code)
+        assert evil not in r.get_data(as_text=True), url
+    # a system of another test set is not a system of this one
+    assert anon.get(f"/browse/{ts}/system/{world.subs['zephyr-mt'] + 1000}").status_code == 404
