@@ -133,6 +133,31 @@ class Scorer:
             result.stats[key] = stats
             result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
 
+    def document_scores(self, result: SystemScores) -> dict[str, list[float | None]]:
+        """{metric: [its corpus score restricted to each document]} for the sacrebleu metrics of ``result``.
+
+        Summed from the per-segment statistics the scoring already kept (``result.stats``): nothing is
+        scored again, and each value equals that metric (same signature) on that document alone.
+        """
+        sizes = [len(d) for d in self.testset.documents]
+        out: dict[str, list[float | None]] = {}
+        for key, stats in result.stats.items():
+            scorer = self._sacrebleu.get(key)
+            if scorer is None:
+                continue
+            if SACREBLEU_METRICS[key].document_level:
+                units = [[st] for st in stats]
+            elif len(stats) == sum(sizes):
+                units, start = [], 0
+                for n in sizes:
+                    units.append(stats[start:start + n])
+                    start += n
+            else:
+                continue
+            values = [scorer.score_from_stats(u) if u else None for u in units]
+            out[key] = [v.value if v is not None and v.available else None for v in values]
+        return out
+
     def close(self) -> None:
         """Drop this test set's reference statistics from the worker processes.
 

@@ -79,6 +79,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     app.register_blueprint(campaigns_bp, url_prefix="/campaigns")
     app.register_blueprint(annotate_bp, url_prefix="/annotate")   # session + CSRF header, like the forms
+    from .browse import bp as browse_bp
+
+    app.register_blueprint(browse_bp, url_prefix="/browse")   # the output browser and the data release
     from . import protocols
     from .campaigns.services import attach_to_leaderboard
     from .services import leaderboard

@@ -240,6 +240,11 @@ class TestSet(Base):
     released: Mapped[bool] = mapped_column(Boolean, default=False)
     released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     references_public: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The leaderboard frozen at the deadline: the automatic standings as of then, what the public sees.
+    frozen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    frozen_board: Mapped[dict | None] = mapped_column(JSON)
+    # The licence terms of the data release, as the organizer typed them (the bundle's README quotes them).
+    licence: Mapped[str] = mapped_column(Text, default="", server_default="")
     # Raised whenever a score or a leaderboard row changes; the leaderboard cache is keyed by it.
     scores_version: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

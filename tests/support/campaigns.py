@@ -253,3 +253,22 @@ def app(make_app):
 @pytest.fixture
 def world(app, tmp_path) -> World:
     return build_world(app, tmp_path)
+
+
+def annotate_all(world: World, campaign_id: int, marks=lambda email, n, a: (),
+                 annotators=("ann1@example.org", "ann2@example.org"), release: bool = False) -> None:
+    """Each annotator saves ``marks(email, n, assignment)`` (mark bodies) on their n-th item, reads and
+    finishes every item; ``release``: then the campaign is released."""
+    for email in annotators:
+        c = world.client(email)
+        for n, a in enumerate(assignments_of(world, campaign_id, email)):
+            for body in marks(email, n, a):
+                r, _ = put_mark(c, a["public_id"], body)
+                assert r.status_code == 200, r.get_json()
+            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+            assert finish(c, a["public_id"]).status_code == 200
+    if release:
+        from enface.campaigns import services as svc
+
+        with world.ctx():
+            svc.release(svc.get_campaign(campaign_id))

@@ -172,6 +172,20 @@ class Protocol:
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         raise self.required("progress")
 
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+        """What a released campaign's raters said about the texts, for the output browser (optional).
+
+        One dict per piece of evidence, on one document (all documents when ``document_id`` is None)::
+
+            {"kind": "span" | "highlight" | "score", "campaign_id", "document", "seg" (0-based line in the
+             document, None for a whole document or chunk), "submission_id" (None for a reference),
+             "reference" (1, 2 or None), "rater", "side" ("target" | "source"), "start", "end" (code points
+             into the text of that line, or None), "text", "category", "subcategory", "severity", "note"}
+
+        Called only for released campaigns; the browser shows it beside the texts and filters it.
+        """
+        return []
+
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         """A released campaign's contribution to its test set's leaderboard (a column, a ranking), or None."""
         return None

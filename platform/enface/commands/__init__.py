@@ -4,6 +4,7 @@
     enface create-user --role participant|annotator|organizer|admin EMAIL [--team NAME] [--password PW] [--token]
     enface reset-password EMAIL                                        users.py
     enface testset import DIR --task NAME
+    enface testset freeze ID [--undo]
     enface rescore (--testset ID | --submission ID)                    testsets.py
     enface serve [--host 127.0.0.1] [--port 8000] [--workers N] [--jobs N] [--no-upgrade]
     enface worker [-Q cpu,gpu] [-c N] [--loglevel INFO]

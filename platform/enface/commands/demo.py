@@ -21,6 +21,8 @@ DEMO_USERS = [
     ("annotator@demo.enface.org", "annotator", None, "Ana Annotator"),
     ("reader1@demo.enface.org", "annotator", None, "Rosa Reader"),
     ("reader2@demo.enface.org", "annotator", None, "Ravi Reader"),
+    ("mqm-rater1@demo.enface.org", "annotator", None, "Mia Rater"),
+    ("mqm-rater2@demo.enface.org", "annotator", None, "Max Rater"),
 ]
 # The demo's human evaluations: an MQM campaign for the annotator, a reader study for the two readers.
 DEMO_MQM = {"name": "Demo MQM", "annotators": ["annotator@demo.enface.org"],
@@ -30,6 +32,14 @@ DEMO_READER = {"name": "Demo reader study", "readers": ["reader1@demo.enface.org
                # a 3-minute break instead of the default 24 hours, so that the whole study can be tried at once
                "settings": {"lock_hours": 0.05, "chunk_words": 150, "readers_per_document": 2,
                             "documents_per_reader": 2}}
+# A finished, released MQM campaign: the annotations of data/demo/mqm/annotations.tsv (written for this
+# project), imported as the marks of two raters, so that the official ranking, the meta-evaluation and
+# the output browser have something to show at once. Google's MQM weights: on a sample this small the
+# WMT23 literary formula (per source word, clamped at 0) gives both weak systems 0.
+DEMO_FINISHED = {"name": "Demo MQM (finished)", "annotators": ["mqm-rater1@demo.enface.org",
+                                                                "mqm-rater2@demo.enface.org"],
+                 "ranges": DEMO_MQM["ranges"], "annotations": Path("mqm") / "annotations.tsv",
+                 "settings": {"scheme": "google-mqm", "attention_share": 0, "significance_unit": "segment"}}
 DEMO_SUBMISSIONS = [
     # submitter, system dir, label, constrained, system name, description
     ("organizer@demo.enface.org", "literal-mt", "baseline", True, "literal-baseline",
@@ -71,7 +81,25 @@ def demo_accounts(app, data_dir: Path) -> dict[str, dict]:
     return out
 
 
-def demo_campaigns(testset_id: int) -> list[str]:
+def finished_campaign(org, ts, submission_ids: list[int], demo_dir: Path):
+    """The demo's finished MQM campaign: created, started, its annotations imported, released."""
+    from ..campaigns import services as svc
+    from ..protocols.mqm.services.imports import import_finished
+    from ..services import accounts
+
+    camp = svc.create_campaign(org, ts, svc.CampaignInput(
+        name=DEMO_FINISHED["name"], submission_ids=submission_ids, redundancy=2, ranges=DEMO_FINISHED["ranges"],
+        settings=DEMO_FINISHED["settings"], seed=1))
+    for email in DEMO_FINISHED["annotators"]:     # rater1, rater2 of the file, in this order
+        svc.add_annotator(camp, accounts.get_user_by_email(email))
+    svc.start_campaign(svc.get_campaign(camp.id))
+    tsv = demo_dir / DEMO_FINISHED["annotations"]
+    counts = import_finished(svc.get_campaign(camp.id), tsv.read_text(encoding="utf-8"), path=str(tsv))
+    svc.release(svc.get_campaign(camp.id))
+    return camp, counts
+
+
+def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
     """Creates and starts the demo's MQM campaign and reader study once; returns what to tell the user."""
     from sqlalchemy import select
 
@@ -88,9 +116,9 @@ def demo_campaigns(testset_id: int) -> list[str]:
     scored = {s.system_name: s.id for s in svc.eligible_submissions(ts)}
     if "lantern-nmt" not in scored:
         return ["(no human evaluation created: the demo systems were not scored)"]
+    mqm_ids = [i for i in scored.values() if db.session.get(Submission, i).label != "contrastive"]
     mqm = svc.create_campaign(org, ts, svc.CampaignInput(
-        name=DEMO_MQM["name"], submission_ids=[i for n, i in scored.items()
-                                                if db.session.get(Submission, i).label != "contrastive"],
+        name=DEMO_MQM["name"], submission_ids=mqm_ids,
         redundancy=1, ranges=DEMO_MQM["ranges"], seed=1))
     reader = svc.create_campaign(org, ts, svc.CampaignInput(
         name=DEMO_READER["name"], submission_ids=[scored["lantern-nmt"]], references=[1], protocol="reader",
@@ -100,9 +128,13 @@ def demo_campaigns(testset_id: int) -> list[str]:
         for email in emails:
             svc.add_annotator(campaign, accounts.get_user_by_email(email))
         svc.start_campaign(svc.get_campaign(campaign.id))
+    done, counts = finished_campaign(org, ts, mqm_ids, demo_dir)
     return [f"MQM campaign {mqm.id} started for annotator@demo.enface.org",
             f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
-            "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)"]
+            "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)",
+            f"finished MQM campaign {done.id} released: {counts['marks']} error spans by two raters "
+            f"(data/demo/{DEMO_FINISHED['annotations'].as_posix()}); see the official ranking and "
+            f"the output browser at /browse/{testset_id}"]
 
 
 @click.command()
@@ -163,7 +195,7 @@ def demo(host, port, demo_dir, once):
                     update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
-            made = demo_campaigns(ts_id) + demo_rubric_campaign(tagged_id)
+            made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException)):

@@ -1,4 +1,4 @@
-"""``enface testset import`` and ``enface rescore``: test sets and their scores."""
+"""``enface testset import|freeze`` and ``enface rescore``: test sets and their scores."""
 
 from __future__ import annotations
 
@@ -57,6 +57,30 @@ def testset_phenomena(testset_id, file):
         except ServiceError as exc:
             fail(exc.message)
         click.echo(f"test set {testset_id}: {n} phenomena from {file}")
+
+
+@testset.command("freeze")
+@click.argument("testset_id", type=int)
+@click.option("--undo", is_flag=True, help="lift the freeze: everyone sees the live standings again")
+def testset_freeze(testset_id, undo):
+    """Freeze a test set's leaderboard now (at the deadline): the public sees these standings, organizers the live ones."""
+    from ..services import ServiceError
+    from ..services import freeze as freeze_svc
+    from ..services.testsets import get_testset
+
+    app = load_app()
+    with app.app_context():
+        try:
+            ts = get_testset(testset_id)
+            if undo:
+                freeze_svc.unfreeze(ts)
+                click.echo(f"test set {testset_id}: the freeze is lifted")
+            else:
+                ts = freeze_svc.freeze(ts)
+                click.echo(f"test set {testset_id} frozen at {ts.frozen_at:%Y-%m-%d %H:%M} UTC "
+                           f"({len(ts.frozen_board['rows'])} systems on the frozen leaderboard)")
+        except ServiceError as exc:
+            fail(exc.message)
 
 
 @click.command()

@@ -9,6 +9,7 @@ afterwards by :func:`visible_leaderboard`.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import threading
@@ -30,7 +31,7 @@ GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, c
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
 
 _lock = threading.Lock()
-_cache: OrderedDict[int, tuple[int, dict]] = OrderedDict()
+_cache: OrderedDict[tuple[int, bool], tuple[int, dict]] = OrderedDict()
 _CACHE_SIZE = 64
 
 
@@ -91,27 +92,39 @@ def _build(ts: TestSet) -> dict:
             "signatures": signatures, "na_reasons": reasons, "rows": rows}
 
 
-def get_leaderboard(testset_id: int) -> dict:
-    """All rows of a test set's leaderboard (cached per scores_version)."""
+def automatic_standings(ts: TestSet) -> dict:
+    """The board from the automatic scores alone (no human ranking attached): what a freeze keeps."""
+    return _build(ts)
+
+
+def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
+    """All rows of a test set's leaderboard (cached per scores_version).
+
+    ``frozen``: the automatic standings as of the freeze (:mod:`.freeze`), when the test
+    set is frozen, with the human rankings released since; else the live ones.
+    """
     ts = db.session.get(TestSet, testset_id)
     if ts is None:
         raise NotFound("test set")
+    frozen = frozen and ts.frozen_board is not None
+    key = (testset_id, frozen)
     version = db.session.scalar(select(TestSet.scores_version).where(TestSet.id == testset_id))
     use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
     if use_cache:
         with _lock:
-            hit = _cache.get(testset_id)
+            hit = _cache.get(key)
             if hit is not None and hit[0] == version:
-                _cache.move_to_end(testset_id)
+                _cache.move_to_end(key)
                 return hit[1]
-    board = _build(ts)
+    board = copy.deepcopy(ts.frozen_board) if frozen else _build(ts)
+    board["frozen_at"] = ts.frozen_at.isoformat() if frozen and ts.frozen_at else None
     for hook in _board_hooks:
         hook(board)
     board = order_by_human(board)   # before caching: the cached board is the ordered one
     if use_cache:
         with _lock:
-            _cache[testset_id] = (version, board)
-            _cache.move_to_end(testset_id)
+            _cache[key] = (version, board)
+            _cache.move_to_end(key)
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     return board
@@ -171,7 +184,7 @@ def api_payload(board: dict) -> dict:
 
 
 def visible_leaderboard(user: User | None, testset_id: int) -> dict:
-    """The leaderboard as ``user`` may see it.
+    """The leaderboard as ``user`` may see it (organizers the live one, the others the frozen one if frozen).
 
     Released: everyone sees every row. Before release: organizers see every
     row, a team sees only its own rows, and anyone else gets NotFound.
@@ -179,8 +192,9 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     ts = db.session.get(TestSet, testset_id)
     if ts is None:
         raise NotFound("test set")
-    board = get_leaderboard(testset_id)
     authed = user is not None and getattr(user, "is_authenticated", False)
+    # Organizers see the live standings; everyone else the frozen ones once the organizers froze them.
+    board = get_leaderboard(testset_id, frozen=not (authed and user.is_organizer))
     if ts.released or (authed and user.is_organizer):
         rows, scope = board["rows"], "all"
     elif authed and user.team_id is not None:

@@ -163,8 +163,17 @@ class _Progress:
             session.close()
 
 
-def _store_scores(session, sub_id: int, scores) -> None:
+def _store_scores(session, sub_id: int, scores, documents: dict[str, list] | None = None) -> None:
+    """Corpus rows, segment rows (d-BLEU: document rows), and ``documents``: {metric: a value per document}
+    (each metric on each document alone, the output browser's scores by document)."""
     delete_scores(session, sub_id, list(scores))
+    for key, values in (documents or {}).items():
+        score = scores.get(key)
+        # (a d-BLEU with per-unit values has them per document: stored below as its document row)
+        if score is not None and not (key == "dbleu" and score.segments is not None):
+            session.add(ScoreRow(submission_id=sub_id, metric=key, scope="document", name=score.name, value=None,
+                                 values=values, higher_is_better=score.higher_is_better, signature=score.signature,
+                                 versions=score.versions or {}))
     for key, score in scores.items():
         session.add(ScoreRow(submission_id=sub_id, metric=key, scope="corpus", name=score.name, value=score.value
                              if score.available else None, higher_is_better=score.higher_is_better,
@@ -207,7 +216,7 @@ def run_scoring(submission_id: int) -> str | None:
         finally:
             scorer.progress = None
         with db.write():
-            _store_scores(session, sub.id, result.scores)
+            _store_scores(session, sub.id, result.scores, scorer.document_scores(result))
             bump_scores_version(session, sub.testset_id)
             if comet_here:
                 transition(session, sub.id, "scored", _summary(result.scores), from_states=("scoring",),

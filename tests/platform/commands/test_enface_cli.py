@@ -253,9 +253,10 @@ def test_demo_once(tmp_path):
     # 3 of the 4 demo systems, and the 3 systems of the phenomena set
     assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 6
     assert "MQM campaign 1 started" in out and "reader study 2 started" in out
-    assert "rubric campaign 3 started for annotator@demo.enface.org (45 items" in out
+    assert "rubric campaign 4 started for annotator@demo.enface.org (45 items" in out
+    assert "finished MQM campaign 3 released" in out and "/browse/1" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
-    assert len(logins) == 6 and all(len(p) >= 10 for p in logins.values())
+    assert len(logins) == 8 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.
     again = subprocess.run([*ENFACE, "demo", "--once", "--port", str(port)], env=env, capture_output=True,
                            text=True, timeout=240)

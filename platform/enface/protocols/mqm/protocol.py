@@ -219,6 +219,11 @@ class MQMProtocol(Protocol):
 
         return meta_sources(campaign)
 
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+        from .services.evidence import evidence
+
+        return evidence(campaign, document_id=document_id)
+
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"

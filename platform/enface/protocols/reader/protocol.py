@@ -248,6 +248,11 @@ class ReaderProtocol(Protocol):
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
 
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+        from .evidence import evidence
+
+        return evidence(campaign, document_id=document_id)
+
 
 def _names_of(testset) -> list[str]:
     """System and team names of a test set (what the guidelines must not mention)."""
