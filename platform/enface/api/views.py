@@ -115,7 +115,7 @@ def team_submissions(testset_id: int):
 def get_submission(submission_id: int):
     sub = subs.get_visible(g.api_user, submission_id)
     mine = g.api_user is not None and (subs.can_manage(g.api_user, sub) or g.api_user.is_organizer)
-    return jsonify(subs.submission_dict(sub, with_report=mine))
+    return jsonify(subs.submission_dict(sub, with_report=mine, private=mine))
 
 
 def _change(submission_id: int, fn):

@@ -209,7 +209,12 @@ def reopen(campaign, assignment_id: int):
 @campaign_action()
 def release(campaign):
     svc.release(campaign)
-    flash("Released: the results are public and on the leaderboard.", "success")
+    if svc.results_public(campaign):
+        flash("Released: the results are public and on the leaderboard.", "success")
+    else:
+        flash(f"Released: the results are frozen. They become public (results page, exports and the leaderboard's "
+              f"column) when the test set {campaign.testset.name} is released; until then only organizers see "
+              "them.", "success")
     return _back(campaign.id)
 
 
@@ -240,9 +245,10 @@ def is_organizer() -> bool:
 
 
 def readable(campaign_id: int):
-    """Organizers always; everyone else only once the campaign is released."""
+    """Organizers always; everyone else only once the campaign is released *and* its test set is: a campaign's
+    results name systems and teams and quote their outputs, which stay private until the test set's release."""
     campaign = svc.get_campaign(campaign_id)
-    if not is_organizer() and campaign.state != "released":
+    if not is_organizer() and not svc.results_public(campaign):
         abort(404)
     return campaign
 

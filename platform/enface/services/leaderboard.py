@@ -67,13 +67,7 @@ def _build(ts: TestSet) -> dict:
                      "description": sub.description, "scores": scores})
     sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
                     "bleu")
-    hib = {k: h for k, _n, h in COLUMNS}
-
-    def order(row):
-        v = row["scores"][sort_key]["score"]
-        return (v is None, -(v if v is not None else 0) if hib[sort_key] else (v or 0), row["system"].lower())
-
-    rows.sort(key=order)
+    rows.sort(key=automatic_order(sort_key))
     for group, _title in GROUPS:
         members = [r for r in rows if r["group"] == group]
         for key, _name, higher in COLUMNS:
@@ -89,6 +83,17 @@ def _build(ts: TestSet) -> dict:
             "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key,
             "columns": [{"key": k, "name": n, "higher_is_better": h} for k, n, h in COLUMNS],
             "signatures": signatures, "na_reasons": reasons, "rows": rows}
+
+
+def automatic_order(sort_key: str):
+    """The sort key of rows by the automatic metric ``sort_key`` (best first; no score last; then by name)."""
+    higher = next(h for k, _n, h in COLUMNS if k == sort_key)
+
+    def order(row):
+        v = row["scores"][sort_key]["score"]
+        return (v is None, -(v if v is not None else 0) if higher else (v or 0), row["system"].lower())
+
+    return order
 
 
 def get_leaderboard(testset_id: int) -> dict:
@@ -192,14 +197,22 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     out["released"] = ts.released
     out["scope"] = scope
     if scope == "team":
-        # Best-in-group marks compare with other teams: not shown before release.
-        out["rows"] = [_without_marks(r) for r in rows]
+        # Best-in-group marks and human rankings compare with other teams: not shown before release.
+        human = board.get("human_keys", [])
+        out["rows"] = sorted((_without_marks(r, human) for r in rows), key=automatic_order(board["sort_metric"]))
+        for key in human:
+            out[key] = None
+        out["human_keys"] = []
+        out["order_by"] = board["sort_metric"]
+        out["order_unranked_groups"] = []
     return out
 
 
-def _without_marks(row: dict) -> dict:
+def _without_marks(row: dict, human_keys=()) -> dict:
     row = dict(row)
     row.pop("top", None)
+    for key in human_keys:
+        row[key] = None
     row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk != "best"} for k, v in row["scores"].items()}
     return row
 

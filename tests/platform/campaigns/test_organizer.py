@@ -153,10 +153,8 @@ def test_dashboard_lifecycle_export_and_leaderboard(world):
     for url in (f"/campaigns/{cid}/results", f"/campaigns/{cid}/export.tsv", f"/campaigns/{cid}/errors.svg"):
         assert anon.get(url).status_code == 404
     assert org.post(f"/campaigns/{cid}/release").status_code == 302
-    res = anon.get(f"/campaigns/{cid}/results")
-    assert res.status_code == 200 and "zephyr-mt" in res.get_data(as_text=True)
-    assert anon.get(f"/campaigns/{cid}/export.tsv").status_code == 200
-    # the leaderboard shows the MQM column and the official human ranking
+    # released, but the test set is not: the results wait for it
+    assert anon.get(f"/campaigns/{cid}/results").status_code == 404
     from enface.services.testsets import get_testset, update_settings
 
     with world.ctx():
@@ -164,6 +162,10 @@ def test_dashboard_lifecycle_export_and_leaderboard(world):
         update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                         quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                         released=True, references_public=False)
+    res = anon.get(f"/campaigns/{cid}/results")
+    assert res.status_code == 200 and "zephyr-mt" in res.get_data(as_text=True)
+    assert anon.get(f"/campaigns/{cid}/export.tsv").status_code == 200
+    # the leaderboard shows the MQM column and the official human ranking
     board = anon.get(f"/leaderboard/{world.testset_id}").get_data(as_text=True)
     assert "MQM" in board and "Official human ranking" in board
     rows = anon.get(f"/leaderboard/{world.testset_id}.json").get_json()["rows"]
