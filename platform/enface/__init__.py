@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from .config import Config
+from .safejson import SafeJSONProvider
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -29,6 +30,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
     else:
         cfg = Config.from_env(**(config or {}))
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    app.json = SafeJSONProvider(app)   # request.get_json(): a 400, never a 500, for too deep or unencodable JSON
     app.url_map.converters["int"] = DatabaseId   # /submissions/99999999999999999999 is a 404, not a 500
     app.config.from_mapping(cfg.finalize())
     data_dir = Path(app.config["DATA_DIR"])
@@ -95,6 +97,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if app.config.get("HSTS_SECONDS"):
+            response.headers.setdefault("Strict-Transport-Security",
+                                        f"max-age={int(app.config['HSTS_SECONDS'])}; includeSubDomains")
+        if _signed_in() and not (request.endpoint or "").endswith("static"):
+            # a page for one account: no shared cache or back-button copy keeps it after the logout
+            response.headers.setdefault("Cache-Control", "no-store")
         return response
 
     @app.get("/healthz")
@@ -105,6 +113,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
         return {"ok": True}
 
     return app
+
+
+def _signed_in() -> bool:
+    from flask_login import current_user
+
+    return bool(current_user) and current_user.is_authenticated
 
 
 class DatabaseId(IntegerConverter):
@@ -174,6 +188,14 @@ def _register_template_helpers(app: Flask) -> None:
     @app.template_filter("score")
     def _score(value) -> str:
         return "n/a" if value is None else f"{value:.2f}"
+
+    @app.template_filter("reason_for_viewer")
+    def _reason_for_viewer(reason: str | None) -> str | None:
+        from flask_login import current_user
+
+        from .services.reasons import reason_for
+
+        return reason_for(reason, current_user)
 
     @app.template_filter("filesize")
     def _filesize(n: int) -> str:

@@ -20,6 +20,9 @@ ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests
 ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
 ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
 ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
+ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
+ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 =========================  ===============================================================
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 MiB = 1024 * 1024
@@ -112,6 +116,10 @@ class Config:
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = False
     REMEMBER_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_SAMESITE = "Lax"
+    REMEMBER_DAYS = 14                 # the remember cookie and the session cookie's signature expire after this
+    HSTS_SECONDS = 0                   # > 0: Strict-Transport-Security max-age (serve behind HTTPS only)
+    MAX_LINE_BYTES = MiB               # an uploaded file's longest line; past it the file is refused unread
     LEADERBOARD_CACHE = True
     PASSWORD_HASH_METHOD = "scrypt"
 
@@ -135,6 +143,9 @@ class Config:
         cfg.RATELIMIT_STORAGE_URI = env.get("ENFACE_RATELIMIT_STORAGE") or cls.RATELIMIT_STORAGE_URI
         cfg.JOBS = env.get("ENFACE_JOBS") or cls.JOBS
         cfg.SESSION_COOKIE_SECURE = env.get("ENFACE_SECURE_COOKIES", "") == "1"
+        cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
+        cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
+        cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
         for key, value in overrides.items():
             setattr(cfg, key, value)
         return cfg
@@ -149,6 +160,10 @@ class Config:
         out["MAX_CONTENT_LENGTH"] = self.MAX_UPLOAD_BYTES + 64 * 1024
         out["MAX_FORM_PARTS"] = self.MAX_UPLOAD_FILES + 50
         out["REMEMBER_COOKIE_SECURE"] = self.SESSION_COOKIE_SECURE
+        if not 1 <= int(self.REMEMBER_DAYS) <= 365:
+            raise SystemExit(f"ENFACE_REMEMBER_DAYS={self.REMEMBER_DAYS}: expected 1 to 365 days")
+        out["REMEMBER_COOKIE_DURATION"] = timedelta(days=int(self.REMEMBER_DAYS))
+        out["PERMANENT_SESSION_LIFETIME"] = timedelta(days=int(self.REMEMBER_DAYS))   # the session cookie's max age
         return out
 
 

@@ -73,6 +73,8 @@ def register():
 def logout():
     form = EmptyForm()
     if form.validate_on_submit():
+        if current_user.is_authenticated:
+            accounts.end_sessions(current_user)   # a copy of the cookie no longer works either
         logout_user()
         flash("You are logged out.", "info")
     return redirect(url_for("submissions.index"))

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_login import current_user
 
 from ..extensions import login_manager
-from ..services import ServiceError, accounts
+from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
 from .protocol import PROTOCOLS, protocol_of
@@ -124,7 +124,7 @@ def show(campaign_id: int):
 @bp.post("/<int:campaign_id>/systems")
 @campaign_action("setup")
 def systems(campaign):
-    svc.update_systems(campaign, [int(x) for x in request.form.getlist("systems") if x.isdigit()])
+    svc.update_systems(campaign, [int(x) for x in request.form.getlist("systems") if is_ascii_int(x)])
     flash("Systems updated.", "success")
     return _back(campaign.id, "setup")
 
@@ -156,7 +156,7 @@ def invites(campaign):
     created = svc.create_invites(campaign, count=request.form.get("count", "1"),
                                  label=request.form.get("label", ""),
                                  max_uses=request.form.get("max_uses", "1"),
-                                 days=request.form.get("days", type=int) or 30)
+                                 days=request.form.get("days") or 30)
     links = [url_for("annotate.join", secret=secret, _external=True) for _inv, secret in created]
     return render_template("campaigns/invites.html", campaign=campaign, links=links)
 

@@ -27,6 +27,7 @@ from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
 from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ..services import is_ascii_int
 from ._common import fail as _fail
 from ._common import load_app as _app
 
@@ -140,7 +141,7 @@ def _create_reader(testset_id, name, versions, ranges, sample_docs, sample_words
     for v in versions:
         if v in ("ref1", "ref2"):
             refs.append(int(v[-1]))
-        elif v.isdigit():
+        elif is_ascii_int(v):
             subs.append(int(v))
         else:
             _fail(f"--version {v!r}: ref1, ref2 or a submission id")

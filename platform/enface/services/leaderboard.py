@@ -23,6 +23,7 @@ from scoring.metrics import DISPLAY, HIGHER_IS_BETTER
 from ..extensions import db
 from ..models import METRICS, ScoreRow, Submission, TestSet, User
 from . import NotFound
+from .reasons import public_reason
 
 #: (metric, column title, higher is better) in the WMT 2023 literary task's order; directions are the library's.
 COLUMNS = [(key, {"chrf": "chrF"}.get(key, DISPLAY[key]), HIGHER_IS_BETTER[key]) for key in METRICS]
@@ -196,6 +197,10 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     out["rows"] = rows
     out["released"] = ts.released
     out["scope"] = scope
+    if not (authed and user.is_organizer):
+        # the n/a reasons without the operator's instructions (how to configure COMET, server paths)
+        out["na_reasons"] = {k: public_reason(v) for k, v in board["na_reasons"].items()}
+        out["rows"] = [_public_reasons(r) for r in out["rows"]]
     if scope == "team":
         # Best-in-group marks and human rankings compare with other teams: not shown before release.
         human = board.get("human_keys", [])
@@ -206,6 +211,12 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
         out["order_by"] = board["sort_metric"]
         out["order_unranked_groups"] = []
     return out
+
+
+def _public_reasons(row: dict) -> dict:
+    row = dict(row)
+    row["scores"] = {k: {**v, "reason": public_reason(v.get("reason"))} for k, v in row["scores"].items()}
+    return row
 
 
 def _without_marks(row: dict, human_keys=()) -> dict:

@@ -43,6 +43,7 @@ from ..models import (
 )
 from . import Forbidden, NotFound, ServiceError
 from .accounts import check_text
+from .reasons import public_reason
 from .testsets import bump_scores_version
 from .uploads import StoredFile, UploadError, commit_file, discard, inspect_zip, is_zip_upload, zip_limits
 
@@ -464,16 +465,18 @@ def delete_scores(session: Session, sub_id: int, metrics: list[str] | None = Non
 # --------------------------------------------------------------------------- presenting
 
 
-def submission_dict(sub: Submission, *, with_report: bool = True, private: bool = True) -> dict:
+def submission_dict(sub: Submission, *, with_report: bool = True, private: bool = True,
+                    operator: bool = False) -> dict:
     """The API's view of a submission. ``private`` (the owning team, organizers): the files (names, sizes,
     hashes) and the timeline as written; otherwise no files and the timeline without e-mail addresses.
-    ``with_report``: the validation report (the owning team and organizers only)."""
+    ``with_report``: the validation report (the owning team and organizers only). ``operator`` (organizers):
+    n/a reasons with the operator's instructions (:mod:`.reasons`)."""
     scores = {}
     segment_scores = {}
     for s in sub.scores:
         if s.scope == "corpus":
             scores[s.metric] = {"name": s.name, "score": s.value, "signature": s.signature,
-                                "versions": s.versions, "reason": s.reason,
+                                "versions": s.versions, "reason": s.reason if operator else public_reason(s.reason),
                                 "higher_is_better": s.higher_is_better}
         elif s.values is not None:
             segment_scores[s.metric] = {"scope": s.scope, "count": len(s.values)}
