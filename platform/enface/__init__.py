@@ -163,11 +163,20 @@ def _register_errors(app: Flask) -> None:
         codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                  405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type", 429: "rate_limited"}
         message = exc.description or exc.name
+        code = codes.get(status, "http_error")
         if status == 413:
-            message = (f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB")
+            size = request.content_length
+            if size is not None and size <= app.config["MAX_CONTENT_LENGTH"]:
+                # not the size: werkzeug's cap on the parts of a form (MAX_FORM_PARTS)
+                status, code = 400, "too_many_files"
+                message = (f"too many files in one upload: at most {app.config['MAX_UPLOAD_FILES']}; put them in "
+                           "a zip")
+            else:
+                message = f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB"
         if _wants_json():
-            return api_error(codes.get(status, "http_error"), message, status)
-        return render_template("error.html", status=status, title=exc.name, message=message), status
+            return api_error(code, message, status)
+        title = "Too many files" if code == "too_many_files" else exc.name
+        return render_template("error.html", status=status, title=title, message=message), status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -142,8 +142,8 @@ def inspect_zip(path: Path, *, max_members: int, max_total: int, max_member: int
                                   f"limit of {max_member}", {"member": label})
             total += info.file_size
             if total > max_total:
-                raise UploadError("zip_too_large", f"the archive would decompress to more than {max_total} bytes",
-                                  {"limit": max_total})
+                raise UploadError("zip_too_large", f"the archive would decompress to more than {_mib(max_total)} "
+                                  f"(the limit); nothing was extracted", {"limit": max_total})
             if info.file_size > RATIO_MIN_SIZE and info.file_size > max_ratio * max(info.compress_size, 1):
                 raise UploadError("zip_bomb", f"{label}: compression ratio "
                                   f"{info.file_size / max(info.compress_size, 1):.0f}:1 looks like a zip bomb; "
@@ -168,9 +168,16 @@ def inspect_zip(path: Path, *, max_members: int, max_total: int, max_member: int
         return members
 
 
+def _mib(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
 def zip_limits() -> dict:
+    """The caps of a submitted zip. Its members together may not decompress past what the validator takes of a
+    submission (``MAX_UPLOAD_BYTES``): refused from the declared sizes at the upload, before anything is
+    decompressed, instead of after decompressing it all."""
     cfg = current_app.config
-    return {"max_members": cfg["MAX_UPLOAD_FILES"], "max_total": cfg["MAX_UNZIPPED_BYTES"],
+    return {"max_members": cfg["MAX_UPLOAD_FILES"], "max_total": min(cfg["MAX_UNZIPPED_BYTES"], cfg["MAX_UPLOAD_BYTES"]),
             "max_member": cfg["MAX_UPLOAD_BYTES"], "max_ratio": cfg["MAX_ZIP_RATIO"]}
 
 
