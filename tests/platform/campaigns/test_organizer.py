@@ -293,6 +293,12 @@ def test_error_chart_and_exports_after_release(world):
         assert mqm.format_tsv(mqm.from_json_obj(json.loads(exported))) == mqm_svc.export_tsv(camp)
         snap = svc.release(camp)
         assert "agreement" not in snap and snap["errors"] == full["errors"]
+        from enface.services.testsets import get_testset, update_settings
+
+        ts = get_testset(world.testset_id)   # the results are public once the test set is released too
+        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                        released=True, references_public=False)
     org, public = world.client("org@example.org"), world.app.test_client()
     with world.ctx():
         # a mark the organizer's (live) chart shows and the public (released) one does not

@@ -34,9 +34,8 @@ def _item(world):
 
 
 def _marks(world) -> int:
-    from sqlalchemy import func, select
-
     from enface.protocols.mqm.models import Mark
+    from sqlalchemy import func, select
 
     with world.ctx():
         from enface.extensions import db
@@ -139,10 +138,9 @@ def _organizer(world):
 
 
 def _count_testsets(app) -> int:
-    from sqlalchemy import func, select
-
     from enface.extensions import db
     from enface.models import TestSet
+    from sqlalchemy import func, select
 
     with app.app_context():
         return db.session.scalar(select(func.count()).select_from(TestSet))
@@ -264,10 +262,9 @@ def test_invite_days_out_of_range(cworld, days):
     assert resp.status_code == 200, resp.status_code
     assert "days" in resp.get_data(as_text=True) and "between" in resp.get_data(as_text=True)
     with cworld.ctx():
-        from sqlalchemy import func, select
-
         from enface.campaigns.models import CampaignInvite
         from enface.extensions import db
+        from sqlalchemy import func, select
 
         assert db.session.scalar(select(func.count()).select_from(CampaignInvite)) == 0
 
