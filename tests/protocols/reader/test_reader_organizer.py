@@ -112,6 +112,14 @@ def test_progress_locks_times_flags_and_results(world, clock):
     assert org.get(f"/campaigns/{cid}/export.csv").status_code == 200
     # release freezes the results for the public page
     assert org.post(f"/campaigns/{cid}/release").status_code in (302, 303)
+    assert world.client().get(f"/campaigns/{cid}/results").status_code == 404   # until the test set's release
+    from enface.services.testsets import get_testset, update_settings
+
+    with world.ctx():
+        ts = get_testset(world.testset_id)
+        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                        released=True, references_public=False)
     pub = world.client().get(f"/campaigns/{cid}/results")
     assert pub.status_code == 200 and "Reader study" in pub.get_data(as_text=True)
 
