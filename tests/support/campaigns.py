@@ -243,6 +243,30 @@ def finish(client, public_id: str):
     return client.post(f"/annotate/api/items/{public_id}/finish", json={})
 
 
+def annotate_all(world, campaign_id: int, emails=("ann1@example.org", "ann2@example.org"), mark: dict | None = None):
+    """Each annotator marks segment 0 of every item (one minor Style mark), reads it all and finishes it."""
+    mark = mark or {"seg": 0, "start": 0, "end": 3, "category": "Style", "subcategory": "Unidiomatic",
+                    "severity": "Minor"}
+    for email in emails:
+        c = world.client(email)
+        for a in assignments_of(world, campaign_id, email):
+            r, _uid = put_mark(c, a["public_id"], mark)
+            assert r.status_code == 200, r.get_data(as_text=True)
+            read_all(c, a["public_id"], a["segments"])
+            assert finish(c, a["public_id"]).status_code == 200
+
+
+def set_testset_released(world, released: bool = True) -> None:
+    """Releases (or hides) the world's test set, its other settings unchanged."""
+    from enface.services.testsets import get_testset, update_settings
+
+    with world.ctx():
+        ts = get_testset(world.testset_id)
+        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                        released=released, references_public=ts.references_public)
+
+
 # The fixtures of the campaign tests (tests/platform/campaigns, tests/protocols/mqm): their conftest files import them.
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.campaigns import assignments_of, build_world, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import annotate_all, build_world, new_campaign, set_testset_released
 
 
 @pytest.fixture
@@ -20,27 +20,6 @@ def cworld(make_app, tmp_path):
 SYSTEM_NAMES = ("zephyr-mt", "quokka-nmt", "walrus-baseline")
 
 
-def _annotate_all(world, cid):
-    for email in ("ann1@example.org", "ann2@example.org"):
-        c = world.client(email)
-        for a in assignments_of(world, cid, email):
-            r, _uid = put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Style",
-                                                   "subcategory": "Unidiomatic", "severity": "Minor"})
-            assert r.status_code == 200, r.get_data(as_text=True)
-            read_all(c, a["public_id"], a["segments"])
-            assert finish(c, a["public_id"]).status_code == 200
-
-
-def _release_testset(world, released=True):
-    from enface.services.testsets import get_testset, update_settings
-
-    with world.ctx():
-        ts = get_testset(world.testset_id)
-        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
-                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
-                        released=released, references_public=False)
-
-
 def _public_urls(cid):
     return [f"/campaigns/{cid}/results", f"/campaigns/{cid}/results/data.json", f"/campaigns/{cid}/export.tsv",
             f"/campaigns/{cid}/export.json", f"/campaigns/{cid}/errors.svg"]
@@ -49,7 +28,7 @@ def _public_urls(cid):
 def test_released_mqm_campaign_on_unreleased_testset_stays_private(cworld):
     world = cworld
     cid = new_campaign(world)
-    _annotate_all(world, cid)
+    annotate_all(world, cid)
     org = world.client("org@example.org")
     resp = org.post(f"/campaigns/{cid}/release", follow_redirects=True)
     page = resp.get_data(as_text=True)
@@ -69,20 +48,20 @@ def test_released_mqm_campaign_on_unreleased_testset_stays_private(cworld):
     for url in _public_urls(cid):
         assert org.get(url).status_code == 200, url
     # the test set's release makes the results public
-    _release_testset(world)
+    set_testset_released(world)
     for url in _public_urls(cid):
         r = anonymous.get(url)
         assert r.status_code == 200, (url, r.status_code)
     assert "zephyr-mt" in anonymous.get(f"/campaigns/{cid}/results").get_data(as_text=True)
     # and hiding the test set again hides them again
-    _release_testset(world, released=False)
+    set_testset_released(world, released=False)
     assert anonymous.get(f"/campaigns/{cid}/results").status_code == 404
 
 
 def test_team_pre_release_row_shows_no_human_rank(cworld):
     world = cworld
     cid = new_campaign(world)
-    _annotate_all(world, cid)
+    annotate_all(world, cid)
     org = world.client("org@example.org")
     assert org.post(f"/campaigns/{cid}/release").status_code == 302
     alder = world.client("alder-ann@example.org")

@@ -5,14 +5,10 @@ browser they logged in from before. The design is in enface/services/login_throt
 from __future__ import annotations
 
 import re
-import signal
-import socket
-import subprocess
-import sys
 
 import pytest
 
-from tests.support.testkit import PASSWORD, TestConfigEnv, World, wait_http
+from tests.support.testkit import PASSWORD, TestConfigEnv, World, gunicorn_server
 
 WRONG = "not the password"
 
@@ -118,12 +114,6 @@ def test_bad_limit_settings_stop_the_start(monkeypatch, tmp_path):
         Config.from_env(DATA_DIR=tmp_path).finalize()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_gunicorn_workers_share_the_limit(make_app):
     """The review's case: 2 gunicorn workers used to let twice the limit through (memory:// per process)."""
     import requests
@@ -132,13 +122,7 @@ def test_gunicorn_workers_share_the_limit(make_app):
     World(app).user("victim@a.org", team="Team A")
     env = TestConfigEnv(app) | {"ENFACE_LOGIN_RATE_LIMIT": "5 per minute"}
     env.pop("ENFACE_RATELIMIT_STORAGE", None)   # the embedded default
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                             "--no-control-socket", "enface:create_app()"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(f"{url}/healthz", proc, timeout=60)
+    with gunicorn_server(env, 2) as url:
         codes = []
         for _ in range(20):
             with requests.Session() as s:   # a new connection, a new browser each time: both workers answer
@@ -147,10 +131,3 @@ def test_gunicorn_workers_share_the_limit(make_app):
                 codes.append(s.post(f"{url}/auth/login", data={"email": "victim@a.org", "password": WRONG,
                                                               "csrf_token": token}, timeout=10).status_code)
         assert codes.count(200) == 5 and codes.count(429) == 15, codes
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.browser import ARTIFACTS, chromium, live_server
-from tests.support.campaigns import PASSWORD, assignments_of, build_world, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import PASSWORD, annotate_all, build_world, new_campaign
 
 pytestmark = pytest.mark.browser
 
@@ -43,13 +43,7 @@ def test_release_on_an_unreleased_testset_says_it_waits(live, browser):
     app = world.app
     app.config["WTF_CSRF_ENABLED"] = False   # the API calls below come from the test client
     try:
-        for email in ("ann1@example.org", "ann2@example.org"):
-            c = world.client(email)
-            for a in assignments_of(world, cid, email):
-                put_mark(c, a["public_id"], {"seg": 0, "start": 0, "end": 3, "category": "Style",
-                                             "subcategory": "Unidiomatic", "severity": "Minor"})
-                read_all(c, a["public_id"], a["segments"])
-                assert finish(c, a["public_id"]).status_code == 200
+        annotate_all(world, cid)
     finally:
         app.config["WTF_CSRF_ENABLED"] = True
     ctx = browser.new_context(viewport={"width": 1366, "height": 800})

@@ -8,6 +8,8 @@ import re
 from reader_api import Book
 from reader_helpers import books_of, new_study
 
+from tests.support.campaigns import set_testset_released
+
 
 def test_create_a_reader_study_from_the_web_form(world):
     org = world.client("org@example.org")
@@ -113,13 +115,7 @@ def test_progress_locks_times_flags_and_results(world, clock):
     # release freezes the results for the public page
     assert org.post(f"/campaigns/{cid}/release").status_code in (302, 303)
     assert world.client().get(f"/campaigns/{cid}/results").status_code == 404   # until the test set's release
-    from enface.services.testsets import get_testset, update_settings
-
-    with world.ctx():
-        ts = get_testset(world.testset_id)
-        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
-                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
-                        released=True, references_public=False)
+    set_testset_released(world)
     pub = world.client().get(f"/campaigns/{cid}/results")
     assert pub.status_code == 200 and "Reader study" in pub.get_data(as_text=True)
 
