@@ -77,7 +77,8 @@ def index():
 @bp.route("/new", methods=["GET", "POST"])
 @organizer_required
 def new():
-    testset_id = request.values.get("testset", type=int)
+    raw_testset = request.values.get("testset", "")
+    testset_id = int(raw_testset) if is_ascii_int(raw_testset) else None   # an id, or the picker
     protocol_key = request.values.get("protocol") or "mqm"
     if testset_id is None or protocol_key not in PROTOCOLS:
         return render_template("campaigns/pick_testset.html", testsets=testsets_svc.list_testsets(),

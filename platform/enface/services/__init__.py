@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-def is_ascii_int(text: object, max_digits: int = 18) -> bool:
-    """Whether ``text`` is a string of ASCII digits ("12"), short enough for a database integer.
+def is_ascii_int(text: object, max_digits: int = 9) -> bool:
+    """Whether ``text`` is a string of ASCII digits ("12"), short enough for a database integer (int4).
 
     Not ``str.isdigit()``: that accepts "²" and "𝟘", which ``int()`` then refuses.
     """

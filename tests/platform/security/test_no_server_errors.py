@@ -271,3 +271,11 @@ def test_invite_days_out_of_range(cworld, days):
 
 def test_demo_testset_still_imports(app, world):
     assert world.testset(DEMO / "testset")
+
+
+@pytest.mark.parametrize("value", [str(10**30), "²", "-1"])
+def test_new_campaign_testset_parameter(cworld, value):
+    org = cworld.client("org@example.org")
+    resp = org.get(f"/campaigns/new?testset={value}&protocol=mqm")
+    assert resp.status_code == 200   # the test-set picker again
+    assert "Tales en-de" in resp.get_data(as_text=True)
