@@ -319,9 +319,12 @@ def release(campaign_id):
 
     def go():
         snap = svc.release(svc.get_campaign(campaign_id))
+        camp = svc.get_campaign(campaign_id)
         if "systems" not in snap:   # (a reader study: its results page, no leaderboard column)
             click.echo(f"released: the results of {snap.get('records', {}).get('excerpt', 0)} excerpt judgments")
-            return
-        click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
-                   f"{svc.get_campaign(campaign_id).testset_id}")
+        else:
+            click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set {camp.testset_id}")
+        if not svc.results_public(camp):
+            click.echo(f"the results stay with the organizers until test set {camp.testset_id} is released "
+                       f"(its settings page: /admin/testsets/{camp.testset_id})")
     _run(go)

@@ -245,6 +245,7 @@ def test_cli(world, cli_env, tmp_path):
     assert len(mqm.read_tsv(out).errors) == 3
     r = run(main, ["campaign", "release", str(cid)], env=cli_env)
     assert r.exit_code == 0 and "released" in r.output
+    assert "stay with the organizers until test set" in r.output   # the test set is not released
     r = run(main, ["campaign", "list"], env=cli_env)
     assert "released" in r.output and "CLI MQM" in r.output
 
