@@ -104,13 +104,16 @@ def check(email: str) -> Refusal | None:
     """Whether a login attempt for ``email`` may check its password now (None) or must wait."""
     if not enabled():
         return None
-    limiter = _limiter()
-    for name, items, ids in _buckets(email):
-        for item in items:
-            if not limiter.test(item, *ids):
-                reset = limiter.get_window_stats(item, *ids).reset_time
-                wait = max(1, math.ceil(reset - time.time()))
-                return Refusal(_sentence(name, wait), wait)
+    try:
+        limiter = _limiter()
+        for name, items, ids in _buckets(email):
+            for item in items:
+                if not limiter.test(item, *ids):
+                    reset = limiter.get_window_stats(item, *ids).reset_time
+                    wait = max(1, math.ceil(reset - time.time()))
+                    return Refusal(_sentence(name, wait), wait)
+    except Exception:   # the counters' store is down (Redis, a full disk): logins go on, and it is logged
+        current_app.logger.exception("login throttle: the rate-limit storage failed; the attempt is not limited")
     return None
 
 
@@ -118,10 +121,13 @@ def failed(email: str) -> None:
     """Counts a failed attempt in each of its buckets."""
     if not enabled():
         return
-    limiter = _limiter()
-    for _name, items, ids in _buckets(email):
-        for item in items:
-            limiter.hit(item, *ids)
+    try:
+        limiter = _limiter()
+        for _name, items, ids in _buckets(email):
+            for item in items:
+                limiter.hit(item, *ids)
+    except Exception:   # as in check(): never a 500 because the counters cannot be written
+        current_app.logger.exception("login throttle: the rate-limit storage failed; the failure was not counted")
 
 
 def _sentence(bucket: str, wait: int) -> str:

@@ -131,3 +131,20 @@ def test_gunicorn_workers_share_the_limit(make_app):
                 codes.append(s.post(f"{url}/auth/login", data={"email": "victim@a.org", "password": WRONG,
                                                               "csrf_token": token}, timeout=10).status_code)
         assert codes.count(200) == 5 and codes.count(429) == 15, codes
+
+
+def test_a_failing_counter_store_does_not_block_logins(make_app, monkeypatch, caplog):
+    from enface.services import login_throttle
+
+    app = _app(make_app)
+
+    class Broken:
+        def test(self, *_a):
+            raise ConnectionError("redis is down")
+
+        hit = test
+
+    monkeypatch.setattr(login_throttle, "_limiter", lambda: Broken())
+    assert _post(app.test_client(), "victim@a.org", WRONG).status_code == 200
+    assert _post(app.test_client(), "victim@a.org", PASSWORD).status_code == 302
+    assert "rate-limit storage failed" in caplog.text
