@@ -118,7 +118,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
 def _signed_in() -> bool:
     from flask_login import current_user
 
-    return bool(current_user) and current_user.is_authenticated
+    return current_user.is_authenticated
 
 
 class DatabaseId(IntegerConverter):

@@ -106,8 +106,6 @@ def public_message(message: str) -> str:
     """A timeline message as everyone may read it: e-mail addresses (of older events) masked."""
     return _EMAIL.sub("(a team member)", message)
 
-
-
 def can_view(user: User | None, sub: Submission) -> bool:
     if user is not None and user.is_authenticated:
         if user.is_organizer:
