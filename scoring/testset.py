@@ -109,13 +109,56 @@ class TestSet:
 
 
 def natural_key(name: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+    return [int(t) if t.isascii() and t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
 def doc_files(folder: Path) -> dict[str, Path]:
     """``<doc>.txt`` files of a folder by document name (document names may contain dots)."""
     return {p.name[: -len(DOC_SUFFIX)]: p for p in sorted(folder.iterdir())
             if p.is_file() and p.name.endswith(DOC_SUFFIX) and not p.name.startswith(".")}
+
+
+#: The longest document name: its ``<name>.txt`` must be a file name (at most 255 bytes on common file systems).
+MAX_DOC_NAME_BYTES = 255 - len(DOC_SUFFIX)
+
+
+def check_doc_name(name: object, where: str) -> str:
+    """A document name as the test set lists it: a non-empty string short enough to name a file."""
+    if not isinstance(name, str) or not name.strip():
+        raise TestSetError(f"{where}: documents must be names (non-empty strings), not {type(name).__name__} "
+                           f"{str(name)[:40]!r}")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_DOC_NAME_BYTES:
+        raise TestSetError(f"{where}: the document name {name[:40]!r}… is too long ({size} bytes; at most "
+                           f"{MAX_DOC_NAME_BYTES}, since <name>{DOC_SUFFIX} must be a file name)")
+    return name
+
+
+def _read_meta(meta_file: Path) -> dict:
+    """testset.json, checked: a JSON object with string name and languages and, optionally, a list of names."""
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TestSetError(f"{meta_file}: not valid JSON ({exc})") from exc
+    except RecursionError:
+        raise TestSetError(f"{meta_file}: the JSON is nested too deeply to be a test set's description") from None
+    if not isinstance(meta, dict):
+        raise TestSetError(f"{meta_file}: must hold a JSON object")
+    missing = [k for k in ("name", "src_lang", "tgt_lang") if not meta.get(k)]
+    if missing:
+        raise TestSetError(f"{meta_file}: missing {', '.join(missing)}")
+    for key in ("name", "src_lang", "tgt_lang"):
+        if not isinstance(meta[key], str):
+            raise TestSetError(f"{meta_file}: {key} must be a string, not {type(meta[key]).__name__}")
+    documents = meta.get("documents")
+    if documents is not None:
+        if not isinstance(documents, list):
+            raise TestSetError(f"{meta_file}: documents must be a list of document names")
+        for name in documents:
+            check_doc_name(name, f"{meta_file}: documents")
+        if len(set(documents)) != len(documents):
+            raise TestSetError(f"{meta_file}: documents lists a name twice")
+    return meta
 
 
 def load_testset(path: str | Path) -> TestSet:
@@ -129,15 +172,7 @@ def load_testset(path: str | Path) -> TestSet:
             return load_flat(root / "src.txt", [p for p in (root / "ref1.txt", root / "ref2.txt") if p.is_file()],
                              root / "docids.txt" if (root / "docids.txt").is_file() else None)
         raise TestSetError(f"{meta_file}: missing (a test set needs testset.json with name, src_lang, tgt_lang)")
-    try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TestSetError(f"{meta_file}: not valid JSON ({exc})") from exc
-    if not isinstance(meta, dict):
-        raise TestSetError(f"{meta_file}: must hold a JSON object")
-    missing = [k for k in ("name", "src_lang", "tgt_lang") if not meta.get(k)]
-    if missing:
-        raise TestSetError(f"{meta_file}: missing {', '.join(missing)}")
+    meta = _read_meta(meta_file)
     if not (root / "source").is_dir():
         raise TestSetError(f"{root / 'source'}: missing")
     sources = doc_files(root / "source")

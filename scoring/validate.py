@@ -42,6 +42,11 @@ WARNING = "warning"
 SENTENCE_METRICS = ["bleu", "chrf", "ter", "comet"]
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+#: The longest line (segment) a file may hold. A longer one is an error, found as the file streams (the line is
+#: never held in memory nor checked further): no translation segment is a megabyte long, and one that is
+#: costs the checks and the metrics minutes and gigabytes.
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+_READ_CHUNK = 1024 * 1024
 
 # Thresholds of the content heuristics, named so that callers and tests can see them.
 REPEAT_RUN = 5                 # this many consecutive identical non-empty lines look like a generation loop
@@ -292,19 +297,33 @@ def _sniff_binary(head: bytes) -> str | None:
     return None
 
 
-def _iter_segments(fh: BinaryIO, offset: int = 0) -> Iterator[tuple[bytes, int, str]]:
+def _iter_segments(fh: BinaryIO, offset: int = 0, max_line_bytes: int | None = None
+                   ) -> Iterator[tuple[bytes | None, int, str]]:
     """Yield ``(segment, byte offset, line ending)`` exactly as :func:`scoring.testset.split_lines` splits.
 
     CRLF, LF and a bare CR each end a segment and a final line break does not
     start an empty one. CR and LF bytes never occur inside a UTF-8 multibyte
     sequence, so splitting bytes before decoding is safe.
+
+    A line longer than ``max_line_bytes`` is read past in chunks, never held whole, and yielded as
+    ``(None, offset, length in bytes as a string)``.
     """
     while True:
-        chunk = fh.readline()
+        chunk = fh.readline(max_line_bytes + 1) if max_line_bytes else fh.readline()
         if not chunk:
             return
         start = offset
         offset += len(chunk)
+        if max_line_bytes and len(chunk) - chunk.endswith(b"\n") > max_line_bytes:
+            length = len(chunk)
+            while not chunk.endswith(b"\n"):
+                chunk = fh.readline(_READ_CHUNK)
+                if not chunk:
+                    break
+                length += len(chunk)
+            offset = start + length
+            yield None, start, str(length)
+            continue
         if chunk.endswith(b"\n"):
             body, eol = chunk[:-1], "\n"
             if body.endswith(b"\r"):
@@ -345,9 +364,10 @@ class _LineReader:
     """
 
     def __init__(self, fh: BinaryIO, label: str, out: _Collector, *, document: str | None = None,
-                 target_scripts: frozenset[str] | None = None):
+                 target_scripts: frozenset[str] | None = None, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
         self.fh, self.label, self.out, self.document = fh, label, out, document
         self.target_scripts = target_scripts
+        self.max_line_bytes = max_line_bytes
         self.line_endings: Counter = Counter()
         self.first_cr_line: int | None = None
         self.lines = 0
@@ -363,9 +383,15 @@ class _LineReader:
                       "(normalised)", 1, 1, 0)
         else:
             self.fh.seek(0)
-        for raw, start, eol in _iter_segments(self.fh, offset):
+        for raw, start, eol in _iter_segments(self.fh, offset, self.max_line_bytes):
             self.lines += 1
             n = self.lines
+            if raw is None:   # over the limit: not decoded, not checked, an empty segment stands in for it
+                self._add(ERROR, "line-too-long", f"line {n} is {_size(int(eol))} long, over the limit of "
+                          f"{_size(self.max_line_bytes)} per line; it was not read (are the line breaks "
+                          "missing?)", n, None, start)
+                yield ""
+                continue
             if eol in ("\r\n", "\r"):
                 self.line_endings[eol] += 1
                 if eol == "\r" and self.first_cr_line is None:
@@ -610,8 +636,10 @@ _TWO_LETTERS = re.compile(r"[^\W\d_].*?[^\W\d_]", re.S)
 class _Checker:
     """The checks of one validation run; holds what every document shares."""
 
-    def __init__(self, testset: TestSet, out: _Collector, report: ValidationReport, document_level: bool):
+    def __init__(self, testset: TestSet, out: _Collector, report: ValidationReport, document_level: bool,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
         self.testset, self.out, self.report, self.document_level = testset, out, report, document_level
+        self.max_line_bytes = max_line_bytes
         self.ratio = _expected_ratio(testset)
         src_scripts, tgt_scripts = lang_scripts(testset.src_lang), lang_scripts(testset.tgt_lang)
         self.target_scripts = tgt_scripts
@@ -883,13 +911,14 @@ def _new_report(submission: str, cap: int) -> tuple[ValidationReport, _Collector
 
 
 def validate_submission(testset: TestSet, path, *, document_level: bool = False, max_bytes: int = DEFAULT_MAX_BYTES,
-                        max_findings_per_code: int = 20) -> ValidationReport:
+                        max_findings_per_code: int = 20, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+                        ) -> ValidationReport:
     """Validate a submission on disk: a directory of ``<doc>.txt`` files or one file of all segments.
 
     ``document_level`` is whether the task accepts documents whose line count
     differs from the source (scored with d-BLEU only). Never raises on bad
     input; nothing is read before its size is checked against ``max_bytes``
-    (the whole submission's limit).
+    (the whole submission's limit), and no line longer than ``max_line_bytes`` is held in memory.
     """
     try:
         root = Path(path)
@@ -911,7 +940,7 @@ def validate_submission(testset: TestSet, path, *, document_level: bool = False,
             out.add(ERROR, "unreadable", f"{_display(shown)} cannot be read "
                     f"({getattr(exc, 'strerror', None) or exc})", None, None)
             return report
-        checker = _Checker(testset, out, report, document_level)
+        checker = _Checker(testset, out, report, document_level, max_line_bytes)
         if stat.S_ISDIR(st.st_mode):
             entries = _list_directory(root, out, max_bytes, {n + DOC_SUFFIX for n in testset.doc_names})
             _validate_entries(checker, entries, max_bytes, single=False)
@@ -929,7 +958,8 @@ def validate_submission(testset: TestSet, path, *, document_level: bool = False,
 
 
 def validate_files(testset: TestSet, files, *, name: str = "upload", document_level: bool = False,
-                   max_bytes: int = DEFAULT_MAX_BYTES, max_findings_per_code: int = 20) -> ValidationReport:
+                   max_bytes: int = DEFAULT_MAX_BYTES, max_findings_per_code: int = 20,
+                   max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> ValidationReport:
     """Validate in-memory uploads: ``{file name: bytes}`` (or name/bytes pairs, or binary file objects).
 
     Names are document files (``doc1.txt``; folder prefixes as in a zip are
@@ -938,7 +968,7 @@ def validate_files(testset: TestSet, files, *, name: str = "upload", document_le
     """
     report, out = _new_report(_display(str(name)), max_findings_per_code)
     try:
-        checker = _Checker(testset, out, report, document_level)
+        checker = _Checker(testset, out, report, document_level, max_line_bytes)
         entries = _list_mapping(files, out, max_bytes)
         doc_files = {(n + DOC_SUFFIX).casefold() for n in testset.doc_names}
         single = len(entries) == 1 and entries[0].base.casefold() not in doc_files
@@ -1087,7 +1117,8 @@ def _check_document_file(checker: _Checker, doc: Document, e: _Entry, *, lone_fi
         report.documents[doc.name] = 0
         return
     with fh:
-        reader = _LineReader(fh, e.label, out, document=doc.name, target_scripts=checker.target_scripts)
+        reader = _LineReader(fh, e.label, out, document=doc.name, target_scripts=checker.target_scripts,
+                             max_line_bytes=checker.max_line_bytes)
         try:
             hyp = list(reader)
         except OSError as exc:
@@ -1134,11 +1165,11 @@ def _trailing_empty(hyp: list[str], expected: int) -> str:
     return ""
 
 
-def _count_segments(fh: BinaryIO) -> int:
+def _count_segments(fh: BinaryIO, max_line_bytes: int | None = None) -> int:
     """Segments of a file without decoding it (the first pass over a single-file submission)."""
     if fh.read(3) != _BOM:
         fh.seek(0)
-    return sum(1 for _ in _iter_segments(fh))
+    return sum(1 for _ in _iter_segments(fh, 0, max_line_bytes))
 
 
 def _validate_single(checker: _Checker, e: _Entry) -> None:
@@ -1149,12 +1180,13 @@ def _validate_single(checker: _Checker, e: _Entry) -> None:
         return
     with fh:
         try:
-            got = _count_segments(fh)
+            got = _count_segments(fh, checker.max_line_bytes)
             fh.seek(0)
             expected = ts.num_segments
             aligned = got == expected
             finder = None if aligned else checker.shift_finder(ts.sources(), got)
-            reader = _LineReader(fh, e.label, out, target_scripts=checker.target_scripts)
+            reader = _LineReader(fh, e.label, out, target_scripts=checker.target_scripts,
+                                 max_line_bytes=checker.max_line_bytes)
             docs = ts.documents
             starts, pos = [], 1
             for doc in docs:

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from .config import Config
+from .safejson import SafeJSONProvider
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -29,6 +30,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
     else:
         cfg = Config.from_env(**(config or {}))
     app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    app.json = SafeJSONProvider(app)   # request.get_json(): a 400, never a 500, for too deep or unencodable JSON
     app.url_map.converters["int"] = DatabaseId   # /submissions/99999999999999999999 is a 404, not a 500
     app.config.from_mapping(cfg.finalize())
     data_dir = Path(app.config["DATA_DIR"])
@@ -101,6 +103,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if app.config.get("HSTS_SECONDS"):
+            response.headers.setdefault("Strict-Transport-Security",
+                                        f"max-age={int(app.config['HSTS_SECONDS'])}; includeSubDomains")
+        if _signed_in() and not (request.endpoint or "").endswith("static"):
+            # a page for one account: no shared cache or back-button copy keeps it after the logout
+            response.headers.setdefault("Cache-Control", "no-store")
         return response
 
     @app.get("/healthz")
@@ -111,6 +119,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
         return {"ok": True}
 
     return app
+
+
+def _signed_in() -> bool:
+    from flask_login import current_user
+
+    return current_user.is_authenticated
 
 
 class DatabaseId(IntegerConverter):
@@ -155,11 +169,20 @@ def _register_errors(app: Flask) -> None:
         codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                  405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type", 429: "rate_limited"}
         message = exc.description or exc.name
+        code = codes.get(status, "http_error")
         if status == 413:
-            message = (f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB")
+            size = request.content_length
+            if size is not None and size <= app.config["MAX_CONTENT_LENGTH"]:
+                # not the size: werkzeug's cap on the parts of a form (MAX_FORM_PARTS)
+                status, code = 400, "too_many_files"
+                message = (f"too many files in one upload: at most {app.config['MAX_UPLOAD_FILES']}; put them in "
+                           "a zip")
+            else:
+                message = f"the upload is larger than the limit of {app.config['MAX_UPLOAD_BYTES'] // (1024 * 1024)} MiB"
         if _wants_json():
-            return api_error(codes.get(status, "http_error"), message, status)
-        return render_template("error.html", status=status, title=exc.name, message=message), status
+            return api_error(code, message, status)
+        title = "Too many files" if code == "too_many_files" else exc.name
+        return render_template("error.html", status=status, title=title, message=message), status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
@@ -180,6 +203,14 @@ def _register_template_helpers(app: Flask) -> None:
     @app.template_filter("score")
     def _score(value) -> str:
         return "n/a" if value is None else f"{value:.2f}"
+
+    @app.template_filter("reason_for_viewer")
+    def _reason_for_viewer(reason: str | None) -> str | None:
+        from flask_login import current_user
+
+        from .services.reasons import reason_for
+
+        return reason_for(reason, current_user)
 
     @app.template_filter("filesize")
     def _filesize(n: int) -> str:

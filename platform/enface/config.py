@@ -15,11 +15,18 @@ ENFACE_COMET_MODEL         unset: COMET shows n/a with the reason
 ENFACE_MAX_UPLOAD_BYTES    50 MiB per upload (request body)
 ENFACE_MAX_UNZIPPED_BYTES  200 MiB uncompressed per zip
 ENFACE_STUCK_AFTER         600 seconds without a heartbeat before the sweeper requeues a job
-ENFACE_RATELIMIT_STORAGE   ``memory://`` (``redis://...`` when several web processes must share it)
+ENFACE_RATELIMIT_STORAGE   ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
+                           (``redis://...`` when several hosts must share it; ``memory://``: one process only)
+ENFACE_LOGIN_RATE_LIMIT    ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
+ENFACE_LOGIN_ACCOUNT_RATE_LIMIT  ``100 per hour``: failed logins per account, from new browsers
+ENFACE_LOGIN_ADDRESS_RATE_LIMIT  ``100 per minute;1000 per hour``: failed logins per address, from new browsers
 ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests only)
 ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
 ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
 ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
+ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
+ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 =========================  ===============================================================
 """
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 MiB = 1024 * 1024
@@ -77,6 +85,25 @@ def load_or_create_secret(data_dir: Path) -> str:
     return key
 
 
+def _check_limit_setting(name: str, value: str) -> None:
+    """A bad rate-limit setting stops the start with a sentence (not a 500 at the first login)."""
+    from limits import parse_many
+    from limits.storage import storage_from_string
+
+    from . import ratelimit_storage  # noqa: F401  (registers the sqlite:// scheme)
+
+    try:
+        if name == "RATELIMIT_STORAGE_URI":
+            if not value.startswith(("sqlite:", "memory:")):
+                return   # redis://, memcached://: their client connects at the first request
+            storage_from_string(value)
+        else:
+            parse_many(value)
+    except Exception as exc:   # whatever the parser or the storage raises
+        env_name = {"RATELIMIT_STORAGE_URI": "ENFACE_RATELIMIT_STORAGE"}.get(name, f"ENFACE_{name}")
+        raise SystemExit(f"{env_name}={value!r}: {exc}") from None
+
+
 class Config:
     """The embedded defaults; :meth:`from_env` overlays the environment."""
 
@@ -104,14 +131,21 @@ class Config:
     WTF_CSRF_ENABLED = True
     WTF_CSRF_TIME_LIMIT = None         # tokens live as long as the session
     RATELIMIT_ENABLED = True
-    RATELIMIT_STORAGE_URI = "memory://"
+    RATELIMIT_STORAGE_URI = ""         # "": sqlite:///<data_dir>/ratelimit.sqlite (every process of this host)
     RATELIMIT_HEADERS_ENABLED = True
-    LOGIN_RATE_LIMIT = "10 per minute;50 per hour"
+    LOGIN_RATE_LIMIT = "10 per minute;50 per hour"           # failed logins per account and address
+    LOGIN_ACCOUNT_RATE_LIMIT = "100 per hour"                 # failed logins per account (new browsers)
+    LOGIN_ADDRESS_RATE_LIMIT = "100 per minute;1000 per hour"  # failed logins per address (new browsers)
+    DEVICE_COOKIE_DAYS = 180           # a browser that logged in is known this long (the login throttle)
     REGISTER_RATE_LIMIT = "5 per minute;30 per hour"
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = False
     REMEMBER_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_SAMESITE = "Lax"
+    REMEMBER_DAYS = 14                 # the remember cookie and the session cookie's signature expire after this
+    HSTS_SECONDS = 0                   # > 0: Strict-Transport-Security max-age (serve behind HTTPS only)
+    MAX_LINE_BYTES = MiB               # an uploaded file's longest line; past it the file is refused unread
     LEADERBOARD_CACHE = True
     META_BOOTSTRAP_SAMPLES = 1000      # the meta-evaluation page's bootstrap resamples (intervals)
     META_BOOTSTRAP_SEED = 12345
@@ -137,8 +171,13 @@ class Config:
         cfg.META_BOOTSTRAP_SAMPLES = max(1, _int("ENFACE_META_BOOTSTRAP_SAMPLES", cls.META_BOOTSTRAP_SAMPLES))
         cfg.META_BOOTSTRAP_SEED = _int("ENFACE_META_BOOTSTRAP_SEED", cls.META_BOOTSTRAP_SEED)
         cfg.RATELIMIT_STORAGE_URI = env.get("ENFACE_RATELIMIT_STORAGE") or cls.RATELIMIT_STORAGE_URI
+        for name in ("LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
+            setattr(cfg, name, env.get(f"ENFACE_{name}") or getattr(cls, name))
         cfg.JOBS = env.get("ENFACE_JOBS") or cls.JOBS
         cfg.SESSION_COOKIE_SECURE = env.get("ENFACE_SECURE_COOKIES", "") == "1"
+        cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
+        cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
+        cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
         for key, value in overrides.items():
             setattr(cfg, key, value)
         return cfg
@@ -153,6 +192,14 @@ class Config:
         out["MAX_CONTENT_LENGTH"] = self.MAX_UPLOAD_BYTES + 64 * 1024
         out["MAX_FORM_PARTS"] = self.MAX_UPLOAD_FILES + 50
         out["REMEMBER_COOKIE_SECURE"] = self.SESSION_COOKIE_SECURE
+        if not self.RATELIMIT_STORAGE_URI:
+            out["RATELIMIT_STORAGE_URI"] = f"sqlite://{self.DATA_DIR.resolve() / 'ratelimit.sqlite'}"
+        for name in ("RATELIMIT_STORAGE_URI", "LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
+            _check_limit_setting(name, out[name])
+        if not 1 <= int(self.REMEMBER_DAYS) <= 365:
+            raise SystemExit(f"ENFACE_REMEMBER_DAYS={self.REMEMBER_DAYS}: expected 1 to 365 days")
+        out["REMEMBER_COOKIE_DURATION"] = timedelta(days=int(self.REMEMBER_DAYS))
+        out["PERMANENT_SESSION_LIFETIME"] = timedelta(days=int(self.REMEMBER_DAYS))   # the session cookie's max age
         return out
 
 

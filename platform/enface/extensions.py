@@ -13,6 +13,8 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from . import ratelimit_storage  # noqa: F401  (registers sqlite:// with the limits library before Limiter starts)
+
 SQLITE_IMMEDIATE = "enface_sqlite_immediate"
 
 

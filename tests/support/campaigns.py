@@ -243,6 +243,17 @@ def finish(client, public_id: str):
     return client.post(f"/annotate/api/items/{public_id}/finish", json={})
 
 
+def set_testset_released(world, released: bool = True) -> None:
+    """Releases (or hides) the world's test set, its other settings unchanged."""
+    from enface.services.testsets import get_testset, update_settings
+
+    with world.ctx():
+        ts = get_testset(world.testset_id)
+        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                        released=released, references_public=ts.references_public)
+
+
 # The fixtures of the campaign tests (tests/platform/campaigns, tests/protocols/mqm): their conftest files import them.
 
 @pytest.fixture
@@ -255,10 +266,15 @@ def world(app, tmp_path) -> World:
     return build_world(app, tmp_path)
 
 
-def annotate_all(world: World, campaign_id: int, marks=lambda email, n, a: (),
+ONE_MINOR_STYLE_MARK = {"seg": 0, "start": 0, "end": 3, "category": "Style", "subcategory": "Unidiomatic",
+                        "severity": "Minor"}
+
+
+def annotate_all(world: World, campaign_id: int, marks=lambda email, n, a: (ONE_MINOR_STYLE_MARK,),
                  annotators=("ann1@example.org", "ann2@example.org"), release: bool = False) -> None:
-    """Each annotator saves ``marks(email, n, assignment)`` (mark bodies) on their n-th item, reads and
-    finishes every item; ``release``: then the campaign is released."""
+    """Each annotator saves ``marks(email, n, assignment)`` (mark bodies; by default one minor Style
+    mark on segment 0) on their n-th item, reads and finishes every item; ``release``: then the
+    campaign is released."""
     for email in annotators:
         c = world.client(email)
         for n, a in enumerate(assignments_of(world, campaign_id, email)):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import DEMO, ROOT
@@ -16,7 +17,7 @@ from .services import require_service
 PASSWORD = "correct horse battery"
 
 __all__ = ["DEMO", "PASSWORD", "ROOT", "TEST_DB_URL", "LiveServer", "TestConfigEnv", "World", "assert_api_error",
-           "is_postgres", "login", "require_service", "system_files", "upload", "wait_http"]
+           "gunicorn_server", "is_postgres", "login", "require_service", "system_files", "upload", "wait_http"]
 
 
 class World:
@@ -124,6 +125,34 @@ def TestConfigEnv(app) -> dict:   # noqa: N802 - reads like the config class it 
                 "ENFACE_JOBS": "celery"})
     env.pop("ENFACE_COMET_MODEL", None) if not cfg.get("COMET_MODEL") else None
     return env
+
+
+@contextmanager
+def gunicorn_server(env: dict, workers: int = 2, *extra: str):
+    """The app behind gunicorn with ``workers`` worker processes (``env``: see :func:`TestConfigEnv`); yields
+    its base URL once /healthz answers, and stops it (SIGTERM, then SIGKILL) at the end."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers",
+                             str(workers), *extra, "--no-control-socket", "enface:create_app()"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{url}/healthz", proc, timeout=60)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 class LiveServer:

@@ -120,7 +120,7 @@ def _settings_obj(ts):
 def rescore_testset(testset_id: int):
     ts = testsets_svc.get_testset(testset_id)
     if EmptyForm().validate_on_submit():
-        n = subs.rescore_testset(current_user, ts, who=current_user.email)
+        n = subs.rescore_testset(current_user, ts, who="an organizer")
         flash(f"{n} submission{'s' if n != 1 else ''} queued for re-scoring.", "success")
     return redirect(url_for("admin.testset", testset_id=ts.id))
 
@@ -132,7 +132,7 @@ def rescore(submission_id: int):
         raise NotFound("submission")
     if EmptyForm().validate_on_submit():
         try:
-            subs.rescore(current_user, sub, who=current_user.email)
+            subs.rescore(current_user, sub, who="an organizer")
         except ServiceError as exc:
             flash(exc.message, "error")
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user
 
+from .. import safejson
 from ..auth.forms import RegisterForm
 from ..auth.views import _register_limit
 from ..campaigns import services as svc
@@ -45,10 +46,10 @@ def json_body(required: bool = True):
         if required:
             raise ServiceError("invalid_json", "the request needs a JSON body", 400)
         return {}
-    body = request.get_json(silent=True, force=True)
-    if body is None:
-        raise ServiceError("invalid_json", "the request body is not valid JSON", 400)
-    return body
+    try:
+        return safejson.loads(raw)
+    except safejson.JSONInputError as exc:
+        raise ServiceError("invalid_json", exc.message, 400, {"field": exc.field} if exc.field else {}) from None
 
 
 # --------------------------------------------------------------------------- pages

@@ -107,7 +107,7 @@ def create_submission(testset_id: int):
 @token_required
 def team_submissions(testset_id: int):
     testsets_svc.get_testset(testset_id)
-    return jsonify({"submissions": [subs.submission_dict(s, with_report=False)
+    return jsonify({"submissions": [subs.submission_dict(s, with_report=False, operator=g.api_user.is_organizer)
                                     for s in subs.team_submissions(g.api_user, testset_id)]})
 
 
@@ -115,7 +115,8 @@ def team_submissions(testset_id: int):
 def get_submission(submission_id: int):
     sub = subs.get_visible(g.api_user, submission_id)
     mine = g.api_user is not None and (subs.can_manage(g.api_user, sub) or g.api_user.is_organizer)
-    return jsonify(subs.submission_dict(sub, with_report=mine))
+    return jsonify(subs.submission_dict(sub, with_report=mine, private=mine,
+                                        operator=g.api_user is not None and g.api_user.is_organizer))
 
 
 def _change(submission_id: int, fn):

@@ -4,7 +4,7 @@ from flask import current_app, flash, make_response, redirect, render_template, 
 from flask_login import current_user, login_required, login_user, logout_user
 
 from ..extensions import limiter
-from ..services import ServiceError, accounts
+from ..services import ServiceError, accounts, login_throttle
 from . import bp
 from .forms import EmptyForm, LoginForm, PasswordForm, RegisterForm, ResetForm, TokenForm
 
@@ -36,18 +36,28 @@ def _safe_next(target: str | None, default: str | None = None) -> str:
 
 
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(_login_limit, methods=["POST"])
 def login():
+    # Failed logins are throttled per account, address and browser (services/login_throttle.py), not by
+    # Flask-Limiter per address: that would let anyone behind the same address lock a user out.
     if current_user.is_authenticated:
         return redirect(home_url(current_user))
     form = LoginForm()
     if form.validate_on_submit():
+        refusal = login_throttle.check(form.email.data)
+        if refusal is not None:
+            flash(refusal.message, "error")
+            resp = make_response(render_template("auth/login.html", form=form), 429)
+            resp.headers["Retry-After"] = str(refusal.retry_after)
+            return resp
         user = accounts.authenticate(form.email.data, form.password.data)
         if user is None:
+            login_throttle.failed(form.email.data)
             flash("Wrong e-mail or password.", "error")
         else:
             login_user(user, remember=form.remember.data)
-            return redirect(_safe_next(request.args.get("next"), home_url(user)))
+            resp = redirect(_safe_next(request.args.get("next"), home_url(user)))
+            login_throttle.set_device_cookie(resp, user)
+            return resp
     return render_template("auth/login.html", form=form)
 
 
@@ -73,6 +83,8 @@ def register():
 def logout():
     form = EmptyForm()
     if form.validate_on_submit():
+        if current_user.is_authenticated:
+            accounts.end_sessions(current_user)   # a copy of the cookie no longer works either
         logout_user()
         flash("You are logged out.", "info")
     return redirect(url_for("submissions.index"))

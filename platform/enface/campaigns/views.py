@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from flask_login import current_user
 
 from ..extensions import login_manager
-from ..services import ServiceError, accounts
+from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
 from .protocol import PROTOCOLS, protocol_of
@@ -77,7 +77,8 @@ def index():
 @bp.route("/new", methods=["GET", "POST"])
 @organizer_required
 def new():
-    testset_id = request.values.get("testset", type=int)
+    raw_testset = request.values.get("testset", "")
+    testset_id = int(raw_testset) if is_ascii_int(raw_testset) else None   # an id, or the picker
     protocol_key = request.values.get("protocol") or "mqm"
     if testset_id is None or protocol_key not in PROTOCOLS:
         return render_template("campaigns/pick_testset.html", testsets=testsets_svc.list_testsets(),
@@ -124,7 +125,7 @@ def show(campaign_id: int):
 @bp.post("/<int:campaign_id>/systems")
 @campaign_action("setup")
 def systems(campaign):
-    svc.update_systems(campaign, [int(x) for x in request.form.getlist("systems") if x.isdigit()])
+    svc.update_systems(campaign, [int(x) for x in request.form.getlist("systems") if is_ascii_int(x)])
     flash("Systems updated.", "success")
     return _back(campaign.id, "setup")
 
@@ -156,7 +157,7 @@ def invites(campaign):
     created = svc.create_invites(campaign, count=request.form.get("count", "1"),
                                  label=request.form.get("label", ""),
                                  max_uses=request.form.get("max_uses", "1"),
-                                 days=request.form.get("days", type=int) or 30)
+                                 days=request.form.get("days") or 30)
     links = [url_for("annotate.join", secret=secret, _external=True) for _inv, secret in created]
     return render_template("campaigns/invites.html", campaign=campaign, links=links)
 
@@ -209,7 +210,12 @@ def reopen(campaign, assignment_id: int):
 @campaign_action()
 def release(campaign):
     svc.release(campaign)
-    flash("Released: the results are public and on the leaderboard.", "success")
+    if svc.results_public(campaign):
+        flash("Released: the results are public and on the leaderboard.", "success")
+    else:
+        flash(f"Released: the results are frozen. They become public (results page, exports and the leaderboard's "
+              f"column) when the test set {campaign.testset.name} is released; until then only organizers see "
+              "them.", "success")
     return _back(campaign.id)
 
 
@@ -240,9 +246,10 @@ def is_organizer() -> bool:
 
 
 def readable(campaign_id: int):
-    """Organizers always; everyone else only once the campaign is released."""
+    """Organizers always; everyone else only once the campaign is released *and* its test set is: a campaign's
+    results name systems and teams and quote their outputs, which stay private until the test set's release."""
     campaign = svc.get_campaign(campaign_id)
-    if not is_organizer() and campaign.state != "released":
+    if not is_organizer() and not svc.results_public(campaign):
         abort(404)
     return campaign
 

@@ -29,6 +29,7 @@ from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
 from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
+from ..services import is_ascii_int
 from ._common import fail as _fail
 from ._common import load_app as _app
 
@@ -153,7 +154,7 @@ def _create_reader(testset_id, name, versions, ranges, sample_docs, sample_words
     for v in versions:
         if v in ("ref1", "ref2"):
             refs.append(int(v[-1]))
-        elif v.isdigit():
+        elif is_ascii_int(v):
             subs.append(int(v))
         else:
             _fail(f"--version {v!r}: ref1, ref2 or a submission id")
@@ -335,9 +336,12 @@ def release(campaign_id):
 
     def go():
         snap = svc.release(svc.get_campaign(campaign_id))
+        camp = svc.get_campaign(campaign_id)
         if "systems" not in snap:   # (a reader study: its results page, no leaderboard column)
             click.echo(f"released: the results of {snap.get('records', {}).get('excerpt', 0)} excerpt judgments")
-            return
-        click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set "
-                   f"{svc.get_campaign(campaign_id).testset_id}")
+        else:
+            click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set {camp.testset_id}")
+        if not svc.results_public(camp):
+            click.echo(f"the results stay with the organizers until test set {camp.testset_id} is released "
+                       f"(its settings page: /admin/testsets/{camp.testset_id})")
     _run(go)

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 
+def is_ascii_int(text: object, max_digits: int = 9) -> bool:
+    """Whether ``text`` is a string of ASCII digits ("12"), short enough for a database integer (int4).
+
+    Not ``str.isdigit()``: that accepts "²" and "𝟘", which ``int()`` then refuses.
+    """
+    return isinstance(text, str) and 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
 class ServiceError(Exception):
     """A refused request: a stable ``code``, a sentence for people, an HTTP status and optional details."""
 

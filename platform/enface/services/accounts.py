@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..extensions import db
 from ..models import ROLES, ApiToken, Team, User, utcnow
-from . import NotFound, ServiceError
+from . import NotFound, ServiceError, is_ascii_int
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 MIN_PASSWORD = 10
@@ -113,9 +113,16 @@ def set_password(user: User, new: str) -> None:
         user.set_password(new)   # also renews the session nonce: other sessions are logged out
 
 
+def end_sessions(user: User) -> None:
+    """Logs the account out everywhere: a new session nonce makes every saved session and remember cookie
+    (they carry the old one) unusable, server-side."""
+    with db.write():
+        db.session.execute(update(User).where(User.id == user.id).values(session_nonce=secrets.token_hex(8)))
+
+
 def load_user_from_session(user_id: str) -> User | None:
     uid, _, nonce = (user_id or "").partition(".")
-    if not uid.isdigit():
+    if not is_ascii_int(uid):
         return None
     user = db.session.get(User, int(uid))
     if user is None or not user.active or not secrets.compare_digest(user.session_nonce, nonce):

@@ -24,6 +24,7 @@ from scoring.metrics import DISPLAY, HIGHER_IS_BETTER
 from ..extensions import db
 from ..models import METRICS, ScoreRow, Submission, TestSet, User
 from . import NotFound
+from .reasons import public_reason
 
 #: (metric, column title, higher is better) in the WMT 2023 literary task's order; directions are the library's.
 COLUMNS = [(key, {"chrf": "chrF"}.get(key, DISPLAY[key]), HIGHER_IS_BETTER[key]) for key in METRICS]
@@ -68,13 +69,7 @@ def _build(ts: TestSet) -> dict:
                      "description": sub.description, "scores": scores})
     sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
                     "bleu")
-    hib = {k: h for k, _n, h in COLUMNS}
-
-    def order(row):
-        v = row["scores"][sort_key]["score"]
-        return (v is None, -(v if v is not None else 0) if hib[sort_key] else (v or 0), row["system"].lower())
-
-    rows.sort(key=order)
+    rows.sort(key=automatic_order(sort_key))
     for group, _title in GROUPS:
         members = [r for r in rows if r["group"] == group]
         for key, _name, higher in COLUMNS:
@@ -95,6 +90,17 @@ def _build(ts: TestSet) -> dict:
 def automatic_standings(ts: TestSet) -> dict:
     """The board from the automatic scores alone (no human ranking attached): what a freeze keeps."""
     return _build(ts)
+
+
+def automatic_order(sort_key: str):
+    """The sort key of rows by the automatic metric ``sort_key`` (best first; no score last; then by name)."""
+    higher = next(h for k, _n, h in COLUMNS if k == sort_key)
+
+    def order(row):
+        v = row["scores"][sort_key]["score"]
+        return (v is None, -(v if v is not None else 0) if higher else (v or 0), row["system"].lower())
+
+    return order
 
 
 def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
@@ -205,15 +211,33 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     out["rows"] = rows
     out["released"] = ts.released
     out["scope"] = scope
+    if not (authed and user.is_organizer):
+        # the n/a reasons without the operator's instructions (how to configure COMET, server paths)
+        out["na_reasons"] = {k: public_reason(v) for k, v in board["na_reasons"].items()}
+        out["rows"] = [_public_reasons(r) for r in out["rows"]]
     if scope == "team":
-        # Best-in-group marks compare with other teams: not shown before release.
-        out["rows"] = [_without_marks(r) for r in rows]
+        # Best-in-group marks and human rankings compare with other teams: not shown before release.
+        human = board.get("human_keys", [])
+        out["rows"] = sorted((_without_marks(r, human) for r in rows), key=automatic_order(board["sort_metric"]))
+        for key in human:
+            out[key] = None
+        out["human_keys"] = []
+        out["order_by"] = board["sort_metric"]
+        out["order_unranked_groups"] = []
     return out
 
 
-def _without_marks(row: dict) -> dict:
+def _public_reasons(row: dict) -> dict:
+    row = dict(row)
+    row["scores"] = {k: {**v, "reason": public_reason(v.get("reason"))} for k, v in row["scores"].items()}
+    return row
+
+
+def _without_marks(row: dict, human_keys=()) -> dict:
     row = dict(row)
     row.pop("top", None)
+    for key in human_keys:
+        row[key] = None
     row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk != "best"} for k, v in row["scores"].items()}
     return row
 

@@ -66,7 +66,8 @@ def run_validation(submission_id: int) -> str | None:
             return "invalid"
         report = validate_files(testset, files, name=f"submission {sub.id}",
                                 document_level=ts_row.document_level_allowed,
-                                max_bytes=current_app.config["MAX_UPLOAD_BYTES"])
+                                max_bytes=current_app.config["MAX_UPLOAD_BYTES"],
+                                max_line_bytes=current_app.config["MAX_LINE_BYTES"])
         data = report.to_dict()
         if not report.ok:
             n = len(report.errors)

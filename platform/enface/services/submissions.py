@@ -15,6 +15,7 @@ A refusal rolls the whole transaction back, so nothing is half written.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +43,7 @@ from ..models import (
 )
 from . import Forbidden, NotFound, ServiceError
 from .accounts import check_text
+from .reasons import public_reason
 from .testsets import bump_scores_version
 from .uploads import StoredFile, UploadError, commit_file, discard, inspect_zip, is_zip_upload, zip_limits
 
@@ -91,6 +93,18 @@ def check_input(user: User, label: str, constrained, system_name: str, descripti
 
 # --------------------------------------------------------------------------- visibility
 
+#: An e-mail address in a stored message (events written before the timeline named teams).
+_EMAIL = re.compile(r"[^\s@()<>\[\],;:\"']+@[^\s@()<>\[\],;:\"']+")
+
+
+def actor(user: User) -> str:
+    """Who did something, as a submission's public timeline may say it: the team, never an e-mail address."""
+    return f"team {user.team.name}" if user.team is not None else "an organizer"
+
+
+def public_message(message: str) -> str:
+    """A timeline message as everyone may read it: e-mail addresses (of older events) masked."""
+    return _EMAIL.sub("(a team member)", message)
 
 def can_view(user: User | None, sub: Submission) -> bool:
     if user is not None and user.is_authenticated:
@@ -290,7 +304,7 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
             session.add(SubmissionFile(submission_id=sub.id, position=i, name=f.name, sha256=f.sha256, size=f.size))
         what = "a zip archive" if kind == "zip" else f"{len(files)} file{'s' if len(files) != 1 else ''}"
         session.add(SubmissionEvent(submission_id=sub.id, state="received", created_at=now,
-                                    message=f"received {what} ({sub.upload_size} bytes) from {user.email}"))
+                                    message=f"received {what} ({sub.upload_size} bytes) from {actor(user)}"))
     for f in files:
         commit_file(f)
     job_queue.enqueue("validate", sub.id)
@@ -318,7 +332,7 @@ def withdraw(user: User, sub: Submission) -> Submission:
         if n != 1:
             raise ServiceError("already_withdrawn", "this submission is already withdrawn", 409)
         _give_back(session, sub)
-        session.add(SubmissionEvent(submission_id=sub.id, state=sub.state, message=f"withdrawn by {user.email}"))
+        session.add(SubmissionEvent(submission_id=sub.id, state=sub.state, message=f"withdrawn by {actor(user)}"))
         bump_scores_version(session, sub.testset_id)
     session.refresh(sub)
     return sub
@@ -349,11 +363,11 @@ def make_primary(user: User, sub: Submission) -> Submission:
             if old is not None:
                 session.execute(update(Submission).where(Submission.id == old.id).values(slot=fresh.slot))
                 session.add(SubmissionEvent(submission_id=old.id, state=old.state,
-                                            message=f"now contrastive: #{sub.id} was made primary by {user.email}"))
+                                            message=f"now contrastive: #{sub.id} was made primary by {actor(user)}"))
         except IntegrityError:
             raise ServiceError("changed", "another change to your submissions happened at the same time; reload "
                                "and try again", 409) from None
-        session.add(SubmissionEvent(submission_id=sub.id, state=sub.state, message=f"made primary by {user.email}"))
+        session.add(SubmissionEvent(submission_id=sub.id, state=sub.state, message=f"made primary by {actor(user)}"))
         bump_scores_version(session, sub.testset_id)
     session.refresh(sub)
     return sub
@@ -449,13 +463,18 @@ def delete_scores(session: Session, sub_id: int, metrics: list[str] | None = Non
 # --------------------------------------------------------------------------- presenting
 
 
-def submission_dict(sub: Submission, *, with_report: bool = True) -> dict:
+def submission_dict(sub: Submission, *, with_report: bool = True, private: bool = True,
+                    operator: bool = False) -> dict:
+    """The API's view of a submission. ``private`` (the owning team, organizers): the files (names, sizes,
+    hashes) and the timeline as written; otherwise no files and the timeline without e-mail addresses.
+    ``with_report``: the validation report (the owning team and organizers only). ``operator`` (organizers):
+    n/a reasons with the operator's instructions (:mod:`.reasons`)."""
     scores = {}
     segment_scores = {}
     for s in sub.scores:
         if s.scope == "corpus":
             scores[s.metric] = {"name": s.name, "score": s.value, "signature": s.signature,
-                                "versions": s.versions, "reason": s.reason,
+                                "versions": s.versions, "reason": s.reason if operator else public_reason(s.reason),
                                 "higher_is_better": s.higher_is_better}
         elif s.values is not None:
             segment_scores[s.metric] = {"scope": s.scope, "count": len(s.values)}
@@ -476,8 +495,9 @@ def submission_dict(sub: Submission, *, with_report: bool = True) -> dict:
         "active": sub.slot is not None or (sub.label == "baseline" and not sub.withdrawn),
         "document_level": sub.document_level,
         "created_at": sub.created_at.isoformat(),
-        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in sub.files],
-        "timeline": [{"state": e.state, "message": e.message, "at": e.created_at.isoformat()} for e in sub.events],
+        "files": [{"name": f.name, "size": f.size, "sha256": f.sha256} for f in sub.files] if private else None,
+        "timeline": [{"state": e.state, "message": e.message if private else public_message(e.message),
+                      "at": e.created_at.isoformat()} for e in sub.events],
         "report": sub.report if with_report else None,
         "scores": scores,
         "segment_scores": segment_scores,

@@ -121,7 +121,21 @@ def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSe
             subdirs = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX"))]
             if len(subdirs) == 1:
                 root = subdirs[0]
-        return import_testset(root, task_name)
+        try:
+            return import_testset(root, task_name)
+        except ServiceError as exc:
+            # The library names files by their path: here a server's temporary folder, meaningless to the
+            # organizer (and not theirs to see). Paths inside the archive say the same thing.
+            exc.message = in_archive(exc.message, Path(tmp))
+            exc.args = (exc.message,)
+            raise
+
+
+def in_archive(message: str, folder: Path) -> str:
+    """``message`` with the paths under ``folder`` (an extracted archive) written relative to the archive."""
+    for prefix in {str(folder.resolve()), str(folder)}:
+        message = message.replace(prefix + "/", "").replace(prefix, "the archive")
+    return message
 
 
 def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetime | None = None,

@@ -16,6 +16,8 @@ import secrets
 import stat
 import struct
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -140,8 +142,8 @@ def inspect_zip(path: Path, *, max_members: int, max_total: int, max_member: int
                                   f"limit of {max_member}", {"member": label})
             total += info.file_size
             if total > max_total:
-                raise UploadError("zip_too_large", f"the archive would decompress to more than {max_total} bytes",
-                                  {"limit": max_total})
+                raise UploadError("zip_too_large", f"the archive would decompress to more than {_mib(max_total)} "
+                                  f"(the limit); nothing was extracted", {"limit": max_total})
             if info.file_size > RATIO_MIN_SIZE and info.file_size > max_ratio * max(info.compress_size, 1):
                 raise UploadError("zip_bomb", f"{label}: compression ratio "
                                   f"{info.file_size / max(info.compress_size, 1):.0f}:1 looks like a zip bomb; "
@@ -166,36 +168,81 @@ def inspect_zip(path: Path, *, max_members: int, max_total: int, max_member: int
         return members
 
 
+def _mib(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
 def zip_limits() -> dict:
+    """The caps of a submitted zip. Its members together may not decompress past what the validator takes of a
+    submission (``MAX_UPLOAD_BYTES``): refused from the declared sizes at the upload, before anything is
+    decompressed, instead of after decompressing it all."""
     cfg = current_app.config
-    return {"max_members": cfg["MAX_UPLOAD_FILES"], "max_total": cfg["MAX_UNZIPPED_BYTES"],
+    return {"max_members": cfg["MAX_UPLOAD_FILES"], "max_total": min(cfg["MAX_UNZIPPED_BYTES"], cfg["MAX_UPLOAD_BYTES"]),
             "max_member": cfg["MAX_UPLOAD_BYTES"], "max_ratio": cfg["MAX_ZIP_RATIO"]}
 
 
+#: What a damaged archive raises while a member is decompressed (bad CRC, truncated or corrupt data).
+_DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError)
+
+
+def _member_chunks(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int]) -> Iterator[bytes]:
+    """A member's bytes in chunks, checked while they stream: never past its declared size, never past what
+    is left of the archive's total (``budget[0]``, decremented), and a damaged member is a clear refusal."""
+    label = safe_name(info.filename)
+    size = 0
+    try:
+        with zf.open(info) as fh:
+            while True:
+                chunk = fh.read(CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > info.file_size:
+                    raise UploadError("zip_bomb", f"{label} is larger than the archive says", {"member": label})
+                budget[0] -= len(chunk)
+                if budget[0] < 0:
+                    raise UploadError("zip_too_large", "the archive decompresses to more than the limit",
+                                      {"member": label})
+                yield chunk
+    except _DAMAGED as exc:
+        raise UploadError("bad_zip", f"{label}: the archive is damaged and cannot be read ({exc}); make the zip "
+                          "again and upload it", {"member": label}) from None
+
+
 def read_zip_members(path: Path, **limits) -> list[tuple[str, bytes]]:
-    """The members of a checked zip as (name, bytes), each read with a bounded read."""
+    """The members of a checked zip as (name, bytes), decompressed in chunks under the declared sizes."""
     members = inspect_zip(path, **limits)
-    out = []
+    budget = [limits["max_total"]]
     with zipfile.ZipFile(path) as zf:
-        for info in members:
-            with zf.open(info) as fh:
-                data = fh.read(info.file_size + 1)
-            if len(data) > info.file_size:
-                raise UploadError("zip_bomb", f"{safe_name(info.filename)} is larger than the archive says")
-            out.append((info.filename, data))
-    return out
+        return [(info.filename, b"".join(_member_chunks(zf, info, budget))) for info in members]
+
+
+#: A file or folder name longer than this many bytes cannot be created (ext4, APFS, NTFS: 255).
+MAX_NAME_BYTES = 255
 
 
 def safe_extract(path: Path, dest: Path, *, max_total: int) -> None:
-    """Extract a checked zip under ``dest`` (organizer uploads of test sets)."""
+    """Extract a checked zip under ``dest`` (organizer uploads of test sets), streaming each member to disk."""
     limits = {"max_members": 100000, "max_total": max_total, "max_member": max_total, "max_ratio": 200}
     dest = dest.resolve()
-    for name, data in read_zip_members(path, **limits):
-        target = (dest / name.replace("\\", "/")).resolve()
-        if dest not in target.parents:
-            raise UploadError("zip_unsafe_path", f"{safe_name(name)}: leaves the archive")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    members = inspect_zip(path, **limits)
+    for info in members:   # names first: nothing is written for an archive that cannot be extracted
+        long = next((p for p in PurePosixPath(info.filename.replace("\\", "/")).parts
+                     if len(p.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES), None)
+        if long is not None:
+            raise UploadError("zip_name_too_long", f"{safe_name(info.filename)[:80]}…: the name "
+                              f"{safe_name(long)[:40]}… is too long ({len(long.encode('utf-8', 'surrogateescape'))}"
+                              f" bytes; at most {MAX_NAME_BYTES}); shorten it", {"member": safe_name(long)[:80]})
+    budget = [max_total]
+    with zipfile.ZipFile(path) as zf:
+        for info in members:
+            target = (dest / info.filename.replace("\\", "/")).resolve()
+            if dest not in target.parents:
+                raise UploadError("zip_unsafe_path", f"{safe_name(info.filename)}: leaves the archive")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as out:
+                for chunk in _member_chunks(zf, info, budget):
+                    out.write(chunk)
 
 
 def is_zip_upload(name: str) -> bool:

@@ -78,7 +78,7 @@ def detail(submission_id: int):
     sub = subs.get_visible(current_user, submission_id)
     owner = current_user.is_authenticated and (subs.can_manage(current_user, sub) or current_user.is_organizer)
     return render_template("submissions/detail.html", sub=sub, owner=owner, action_form=EmptyForm(),
-                           scores=sub.corpus_scores())
+                           scores=sub.corpus_scores(), public_message=subs.public_message)
 
 
 def _action(submission_id: int, fn, done: str):

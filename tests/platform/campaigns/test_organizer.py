@@ -9,7 +9,15 @@ import pytest
 from click.testing import CliRunner
 
 import mqm
-from tests.support.campaigns import PASSWORD, assignments_of, finish, new_campaign, put_mark, read_all
+from tests.support.campaigns import (
+    PASSWORD,
+    assignments_of,
+    finish,
+    new_campaign,
+    put_mark,
+    read_all,
+    set_testset_released,
+)
 
 
 def test_only_organizers_reach_campaign_pages(world):
@@ -153,17 +161,13 @@ def test_dashboard_lifecycle_export_and_leaderboard(world):
     for url in (f"/campaigns/{cid}/results", f"/campaigns/{cid}/export.tsv", f"/campaigns/{cid}/errors.svg"):
         assert anon.get(url).status_code == 404
     assert org.post(f"/campaigns/{cid}/release").status_code == 302
+    # released, but the test set is not: the results wait for it
+    assert anon.get(f"/campaigns/{cid}/results").status_code == 404
+    set_testset_released(world)
     res = anon.get(f"/campaigns/{cid}/results")
     assert res.status_code == 200 and "zephyr-mt" in res.get_data(as_text=True)
     assert anon.get(f"/campaigns/{cid}/export.tsv").status_code == 200
     # the leaderboard shows the MQM column and the official human ranking
-    from enface.services.testsets import get_testset, update_settings
-
-    with world.ctx():
-        ts = get_testset(world.testset_id)
-        update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
-                        quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
-                        released=True, references_public=False)
     board = anon.get(f"/leaderboard/{world.testset_id}").get_data(as_text=True)
     assert "MQM" in board and "Official human ranking" in board
     rows = anon.get(f"/leaderboard/{world.testset_id}.json").get_json()["rows"]
@@ -241,6 +245,7 @@ def test_cli(world, cli_env, tmp_path):
     assert len(mqm.read_tsv(out).errors) == 3
     r = run(main, ["campaign", "release", str(cid)], env=cli_env)
     assert r.exit_code == 0 and "released" in r.output
+    assert "stay with the organizers until test set" in r.output   # the test set is not released
     r = run(main, ["campaign", "list"], env=cli_env)
     assert "released" in r.output and "CLI MQM" in r.output
 
@@ -291,6 +296,7 @@ def test_error_chart_and_exports_after_release(world):
         assert mqm.format_tsv(mqm.from_json_obj(json.loads(exported))) == mqm_svc.export_tsv(camp)
         snap = svc.release(camp)
         assert "agreement" not in snap and snap["errors"] == full["errors"]
+    set_testset_released(world)   # the results are public once the test set is released too
     org, public = world.client("org@example.org"), world.app.test_client()
     with world.ctx():
         # a mark the organizer's (live) chart shows and the public (released) one does not

@@ -170,7 +170,8 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     assert sent == ["validate", "comet"]
     assert queue.QUEUES["comet"][1] == "gpu"
     assert sub["state"] == "scored"
-    assert sub["scores"]["comet"]["score"] is None and "does not exist" in sub["scores"]["comet"]["reason"]
+    # the team reads that COMET is unavailable; how to configure it (and the path tried) is for organizers
+    assert sub["scores"]["comet"]["score"] is None and "COMET is not available" in sub["scores"]["comet"]["reason"]
     assert sub["scores"]["bleu"]["score"] is not None
     assert any("COMET queued on the gpu queue" in e["message"] for e in sub["timeline"])
 
@@ -260,7 +261,7 @@ def test_rescore_testset_and_cache(app, world):
     assert client.post(f"/admin/testsets/{ts}/rescore").status_code == 302
     sub = get(client, token, sid)
     assert [e["state"] for e in sub["timeline"]][-3:] == ["valid", "scoring", "scored"]
-    assert "re-score requested by org@x.org" in [e["message"] for e in sub["timeline"]][-3]
+    assert "re-score requested by an organizer" in [e["message"] for e in sub["timeline"]][-3]   # no e-mail
 
 
 def test_transition_table_refuses_nonsense():

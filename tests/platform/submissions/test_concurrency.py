@@ -7,17 +7,13 @@ number succeed, the others get a clean 4xx, and nothing gets a 500.
 
 from __future__ import annotations
 
-import signal
-import socket
-import subprocess
-import sys
 import threading
 from collections import Counter
 
 import pytest
 import requests
 
-from tests.support.testkit import TestConfigEnv, system_files, wait_http
+from tests.support.testkit import TestConfigEnv, gunicorn_server, system_files
 
 N = 8
 
@@ -158,12 +154,6 @@ def test_concurrent_make_primary(served):
     assert count_active(app, "primary") == 1 and count_active(app, "contrastive") == 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_concurrent_primaries_against_gunicorn(make_app, tmp_path):
     """Several gunicorn worker processes, each with its own connections: the database still decides."""
     from tests.support.testkit import World
@@ -172,26 +162,13 @@ def test_concurrent_primaries_against_gunicorn(make_app, tmp_path):
     world = World(app)
     ts = world.testset(quota_per_day=None, quota_total=3)
     _uid, token = world.team_with_token("cap@a.org", "Team A")
-    port = _free_port()
     env = TestConfigEnv(app) | {"ENFACE_JOBS": "celery"}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-                             "--threads", "4", "--worker-class", "gthread", "--no-control-socket", "enface:create_app()"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(f"{url}/healthz", proc, timeout=60)
+    with gunicorn_server(env, 3, "--threads", "4", "--worker-class", "gthread") as url:
         jobs = [{"testset": ts, "label": "primary" if i < 6 else "contrastive", "system_name": f"s{i}"}
                 for i in range(12)]
         got = statuses(fire(url, token, jobs))
         assert got[(202, None)] == 3, got           # 1 primary + 2 contrastive
         assert count_active(app, "primary") == 1 and count_active(app, "contrastive") == 2
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 

@@ -8,6 +8,8 @@ import re
 from reader_api import Book
 from reader_helpers import books_of, new_study
 
+from tests.support.campaigns import set_testset_released
+
 
 def test_create_a_reader_study_from_the_web_form(world):
     org = world.client("org@example.org")
@@ -112,6 +114,8 @@ def test_progress_locks_times_flags_and_results(world, clock):
     assert org.get(f"/campaigns/{cid}/export.csv").status_code == 200
     # release freezes the results for the public page
     assert org.post(f"/campaigns/{cid}/release").status_code in (302, 303)
+    assert world.client().get(f"/campaigns/{cid}/results").status_code == 404   # until the test set's release
+    set_testset_released(world)
     pub = world.client().get(f"/campaigns/{cid}/results")
     assert pub.status_code == 200 and "Reader study" in pub.get_data(as_text=True)
 

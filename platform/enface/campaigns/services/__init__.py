@@ -38,6 +38,7 @@ from .lifecycle import (
     release,
     released_campaign,
     reopen_assignment,
+    results_public,
     set_state,
     start_campaign,
     withdraw_release,

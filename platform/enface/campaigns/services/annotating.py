@@ -16,7 +16,7 @@ from sqlalchemy.orm import contains_eager, selectinload
 
 from ...extensions import db
 from ...models import User, utcnow
-from ...services import NotFound, ServiceError
+from ...services import NotFound, ServiceError, is_ascii_int
 from .. import clock
 from ..models import Assignment, Campaign, CampaignAnnotator, Item, Response
 from ..protocol import PROTOCOLS, protocol_of
@@ -24,6 +24,7 @@ from .common import UUID_RE, bad, int_field, str_field
 
 MAX_TIME_PER_SEGMENT_MS = 6 * 3600 * 1000
 MAX_PARTS = 200
+MAX_REV = 10**9                 # revisions of a mark or an answer: far below any database integer
 PART_RE = re.compile(r"^[a-z][a-z0-9_]{0,19}:[A-Za-z0-9_.-]{1,40}$")
 
 
@@ -170,12 +171,12 @@ def save_progress(user: User, public_id: str, body: Any) -> dict:
         raise bad("invalid_field", "times must be an object {segment or part: milliseconds}", field="times")
     clean: dict[str, int] = {}
     for key, ms in times.items():
-        if not isinstance(key, str) or not (key.isdigit() and int(key) < n or PART_RE.match(key)):
+        if not isinstance(key, str) or not (is_ascii_int(key) and int(key) < n or PART_RE.match(key)):
             raise bad("bad_segment", f"times: {key!r} is not a segment of this item nor a part name", field="times")
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 <= ms <= MAX_TIME_PER_SEGMENT_MS:
             raise bad("invalid_field", f"times[{key}] must be milliseconds between 0 and "
                       f"{MAX_TIME_PER_SEGMENT_MS}", field="times")
-        clean[str(int(key)) if key.isdigit() else key] = int(ms)
+        clean[str(int(key)) if is_ascii_int(key) else key] = int(ms)
     clip = protocol_of(asg.item.campaign).furthest_clipper(asg)
     with annotation_write():
         asg, campaign_state = lock_assignment(asg.id)
@@ -291,8 +292,8 @@ def versioned_delete(asg: Assignment, model: type, uuid: str, body: Any) -> dict
         if row is None:
             return {"uuid": uuid, "deleted": True, "known": False}
         rev = body.get("rev", row.rev + 1)
-        if isinstance(rev, bool) or not isinstance(rev, int) or rev < 1:
-            raise bad("invalid_field", "rev must be a positive integer", field="rev")
+        if isinstance(rev, bool) or not isinstance(rev, int) or not 1 <= rev <= MAX_REV:
+            raise bad("invalid_field", f"rev must be an integer between 1 and {MAX_REV}", field="rev")
         if rev > row.rev:
             row.deleted = True
             row.rev = rev
@@ -310,8 +311,8 @@ def save_response(user: User, public_id: str, uuid: str, body: Any) -> tuple[dic
     if not isinstance(body, dict):
         raise bad("invalid_json", "the request body must be a JSON object")
     rev = int_field(body, "rev")
-    if not 1 <= rev <= 10**9:
-        raise bad("invalid_field", "rev must be a positive integer", field="rev")
+    if not 1 <= rev <= MAX_REV:
+        raise bad("invalid_field", f"rev must be an integer between 1 and {MAX_REV}", field="rev")
     kind = str_field(body, "kind", max_len=30)
     key = str_field(body, "key", required=False, max_len=100)
     asg = get_assignment(user, public_id, write=True)

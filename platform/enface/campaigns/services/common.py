@@ -9,6 +9,7 @@ from ...services import ServiceError
 
 ELIGIBLE_STATES = ("valid", "scoring", "scored")
 MAX_REDUNDANCY = 20
+MAX_SEED = 2**31 - 1              # a campaign's seed is stored in an integer column
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary (constrained)"),
           ("primary-unconstrained", "Primary (unconstrained) ⋆"), ("contrastive", "Contrastive")]
@@ -21,9 +22,9 @@ def bad(code: str, message: str, status: int = 400, **details: Any) -> ServiceEr
 def whole_number(value: Any, field: str, lo: int, hi: int) -> int:
     """A form or CLI value as an int in [lo, hi], or a 400 naming the field."""
     try:
-        n = int(str(value).strip())
+        n = int(str(value).strip())   # (int() refuses "²" and more than 4,300 digits: both are a 400 here)
     except (TypeError, ValueError):
-        raise bad("invalid_field", f"{field} must be a whole number", field=field) from None
+        raise bad("invalid_field", f"{field} must be a whole number between {lo} and {hi}", field=field) from None
     if not lo <= n <= hi:
         raise bad("invalid_field", f"{field} must be between {lo} and {hi}", field=field)
     return n

@@ -224,8 +224,18 @@ def delete_campaign(campaign: Campaign) -> None:
 # --------------------------------------------------------------------------- release and the leaderboard
 
 
+def results_public(campaign: Campaign) -> bool:
+    """Whether everyone may see the campaign's results: released, on a released test set.
+
+    A campaign released before its test set waits: its results name systems and teams and quote
+    their outputs, which the test set keeps private until its own release.
+    """
+    return campaign.state == "released" and bool(campaign.testset.released)
+
+
 def release(campaign: Campaign) -> dict:
-    """Freezes the protocol's results and puts them on the test set's leaderboard."""
+    """Freezes the protocol's results and puts them on the test set's leaderboard (public once the test set
+    is released: :func:`results_public`)."""
     if campaign.state not in ("open", "closed"):
         raise bad("bad_transition", f"a {campaign.state} campaign cannot be released", 409)
     snapshot = json.loads(json.dumps(protocol_of(campaign).release_snapshot(campaign), default=str))
@@ -274,6 +284,8 @@ def attach_to_leaderboard(board: dict) -> dict:
         camp = released_campaign(board["testset_id"], key)
         info = protocol_of(key).leaderboard(camp) if camp is not None and camp.results else None
         board[key] = info
+        if info:
+            board.setdefault("human_keys", []).append(key)
         for row in board.get("rows", []):
             row[key] = info["by_submission"].get(row["submission_id"]) if info else None
     return board

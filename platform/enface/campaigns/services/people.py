@@ -73,13 +73,17 @@ def remove_annotator(campaign: Campaign, annotator_id: int) -> None:
         db.session.delete(db.session.merge(ann))
 
 
-def create_invites(campaign: Campaign, count: int = 1, label: str = "", max_uses: int = 1,
-                   days: int | None = 30) -> list[tuple[CampaignInvite, str]]:
+MAX_INVITE_DAYS = 3650
+
+
+def create_invites(campaign: Campaign, count: int | str = 1, label: str = "", max_uses: int | str = 1,
+                   days: int | str | None = 30) -> list[tuple[CampaignInvite, str]]:
     if campaign.state == "released":
         raise bad("campaign_released", "this campaign is released", 409)
     count = whole_number(count, "number of links", 1, 200)
     max_uses = whole_number(max_uses, "uses per link", 1, 1000)
     label = check_text(label, "label", max_len=200, required=False)
+    days = whole_number(days, "days", 1, MAX_INVITE_DAYS) if days not in (None, "") else None
     expires = utcnow() + timedelta(days=days) if days else None
     out = []
     with db.write():

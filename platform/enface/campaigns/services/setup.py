@@ -18,7 +18,7 @@ from ...services.testsets import scoring_testset
 from .. import logic
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
 from ..protocol import PROTOCOLS, protocol_of
-from .common import ELIGIBLE_STATES, MAX_REDUNDANCY, bad, whole_number
+from .common import ELIGIBLE_STATES, MAX_REDUNDANCY, MAX_SEED, bad, whole_number
 
 
 def get_campaign(campaign_id: int) -> Campaign:
@@ -102,7 +102,7 @@ class CampaignInput:
     sample_docs: int = 5
     sample_words: int = 2200
     instructions: str = ""
-    seed: int | None = None
+    seed: int | str | None = None    # from a form: checked by create_campaign
 
 
 def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
@@ -120,7 +120,9 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
                   f" (not {strategy!r})", field="strategy")
     redundancy = whole_number(data.redundancy, "redundancy", 1, MAX_REDUNDANCY)
     instructions = check_text(data.instructions, "instructions", max_len=20000, required=False, multiline=True)
-    seed = data.seed if data.seed is not None else secrets.randbelow(2**31)
+    # a seed is stored in an integer column: bounded here, with a sentence, not by the database
+    seed = (whole_number(data.seed, "seed", 0, MAX_SEED) if data.seed not in (None, "")
+            else secrets.randbelow(MAX_SEED + 1))
 
     ids = sorted({int(i) for i in data.submission_ids})
     refs = sorted({int(r) for r in data.references})

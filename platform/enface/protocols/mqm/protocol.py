@@ -14,6 +14,7 @@ from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
 from ...campaigns.services.setup import parsed_ranges, system_labels
 from ...extensions import db
+from ...services import is_ascii_int
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -85,7 +86,7 @@ class MQMProtocol(Protocol):
 
     def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
         form.update({k: posted.get(k, "") for k in form if k != "systems"})
-        form["systems"] = [int(x) for x in posted.getlist("systems") if x.isdigit()]
+        form["systems"] = [int(x) for x in posted.getlist("systems") if is_ascii_int(x)]
         if form["docs_mode"] == "ranges" and not form["ranges"].strip():
             raise bad("invalid_ranges", "Write at least one document or range (or choose a sample).", field="ranges")
         seed = form["seed"].strip()
@@ -94,7 +95,7 @@ class MQMProtocol(Protocol):
             strategy=form["strategy"], ranges=form["ranges"] if form["docs_mode"] == "ranges" else "",
             sample_docs=form["sample_docs"], sample_words=form["sample_words"],
             settings={k: form[k] for k in DEFAULTS}, instructions=form["instructions"],
-            seed=int(seed) if seed.isdigit() else None)
+            seed=seed or None)
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         doc_rows, words_method = svc.document_words(testset, form["source_words"])

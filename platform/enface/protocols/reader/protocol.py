@@ -27,6 +27,7 @@ from ...campaigns.services import (
     version_labels,
     whole_number,
 )
+from ...services import is_ascii_int
 from ...services.accounts import check_text
 from . import exports, page, responses, results, stages, texts
 from .design import DEFAULTS, STAGES, blind_words_in, chunk_plan, default_guidelines, make_plan
@@ -110,7 +111,7 @@ class ReaderProtocol(Protocol):
             value = form[field]
             if value in ("ref1", "ref2"):
                 refs.append(int(value[-1]))
-            elif value.startswith("sub") and value[3:].isdigit():
+            elif value.startswith("sub") and is_ascii_int(value[3:]):
                 subs.append(int(value[3:]))
             else:
                 raise bad("invalid_field", f"choose {field.replace('version', 'version ')}", field=field)
@@ -123,10 +124,10 @@ class ReaderProtocol(Protocol):
         return CampaignInput(
             name=form["name"], submission_ids=subs, references=refs, protocol=self.key, strategy="pairs",
             version_order=[form["version1"], form["version2"]],
-            redundancy=int(form["readers_per_document"]) if str(form["readers_per_document"]).isdigit() else 2,
+            redundancy=form["readers_per_document"] or 2,
             ranges=form["ranges"] if form["docs_mode"] == "ranges" else "", sample_docs=form["sample_docs"],
             sample_words=form["sample_words"], settings=settings,
-            seed=int(seed) if seed.isdigit() else None)
+            seed=seed or None)
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         return {"docs": [{"name": d.name, "segments": d.num_segments} for d in testset.documents]}
