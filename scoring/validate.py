@@ -34,12 +34,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
+from scoring.metrics.registry import REGISTRY
 
 ERROR = "error"
 WARNING = "warning"
 
-#: Metrics that need line-aligned output; n/a for a document-level submission (d-BLEU still applies).
-SENTENCE_METRICS = ["bleu", "chrf", "ter", "comet"]
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
@@ -1031,7 +1030,8 @@ def _validate_documents(checker: _Checker, entries: list[_Entry]) -> None:
             _check_document_file(checker, doc, e, lone_file=lone)
             out.flush(e.label)
     if checker.report.document_level:
-        checker.report.na_metrics = list(SENTENCE_METRICS)
+        # the metrics that need line-aligned output (d-BLEU still applies), from the registry
+        checker.report.na_metrics = [k for k, spec in REGISTRY.items() if spec.line_aligned]
 
 
 def _stem_document(base: str, exact: dict, folded: dict) -> str | None:
