@@ -251,10 +251,9 @@ def status(campaign_id, as_json):
             click.echo(f"  {p['rater']:8} {p['user'].email:30} {p['finished']}/{p['items']} items, "
                        f"{p['read']}/{p['segments']} segments, {p['marks']} marks, {svc.fmt_ms(p['time_ms'])}, "
                        f"attention {p['found']} found / {p['missed']} missed")
-        for g in (res or {}).get("groups", []):
-            click.echo(f"  {g['title']}")
-            for r in g["rows"]:
-                click.echo(f"    {r['rank_range']:>5}  {r['score']:7.2f}  {r['system']}")
+        ranking = (res or {}).get("ranking") or {"rows": []}
+        for r in ranking["rows"]:
+            click.echo(f"    {r['rank_range']:>5}  {r['score']:7.2f}  {r['system']}  ({r['kind']})")
     _run(go)
 
 

@@ -2,9 +2,10 @@
 
 ``get_leaderboard(testset_id)`` builds every row once per ``scores_version``
 of the test set (raised in the transaction that writes scores, withdraws a
-submission or switches the primary), so the cache is right in every web
-process without any message between them. Who sees which rows is decided
-afterwards by :func:`visible_leaderboard`.
+submission, switches the primary or releases a human evaluation) and version of
+its automatic clusters, so the cache is right in every web process without any
+message between them (CTFd's standings cache, keyed instead of cleared). Who
+sees which rows is decided afterwards by :func:`visible_leaderboard`.
 """
 
 from __future__ import annotations
@@ -12,26 +13,33 @@ from __future__ import annotations
 import csv
 import io
 import threading
+import time
 from collections import OrderedDict
 
 from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from scoring.metrics import DISPLAY, HIGHER_IS_BETTER
+from scoring.metrics import REGISTRY
 
 from ..extensions import db
-from ..models import METRICS, ScoreRow, Submission, TestSet, User
-from . import NotFound
+from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
+from . import NotFound, auto_ranking
 
-#: (metric, column title, higher is better) in the WMT 2023 literary task's order; directions are the library's.
-COLUMNS = [(key, {"chrf": "chrF"}.get(key, DISPLAY[key]), HIGHER_IS_BETTER[key]) for key in METRICS]
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
 
 _lock = threading.Lock()
-_cache: OrderedDict[int, tuple[int, dict]] = OrderedDict()
+#: testset id -> (cache key, built at (monotonic), board)
+_cache: OrderedDict[int, tuple[tuple, float, dict]] = OrderedDict()
 _CACHE_SIZE = 64
+#: a board whose automatic clusters are still being computed is rebuilt (and the job queued again) this often
+PENDING_TTL = 30.0
+
+
+def columns() -> list[dict]:
+    """The metric columns, from the registry (its order is the WMT 2023 literary task's)."""
+    return [{"key": k, "name": spec.title, "higher_is_better": spec.higher_is_better} for k, spec in REGISTRY.items()]
 
 
 def clear_cache() -> None:
@@ -39,19 +47,27 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _build(ts: TestSet) -> dict:
+def _sort_metric(rows: list[dict], keys: list[str]) -> str:
+    """The automatic metric the board is ordered by: a learned (model) metric first, as WMT, else the first
+    sacrebleu one (BLEU; d-BLEU for document-level submissions) that some row has."""
+    preferred = sorted(keys, key=lambda k: REGISTRY[k].engine != "model")
+    return next((k for k in preferred if any(r["scores"][k]["score"] is not None for r in rows)), keys[0])
+
+
+def _build(ts: TestSet, auto: AutoRanking | None) -> dict:
     subs = db.session.scalars(
         select(Submission)
         .options(selectinload(Submission.scores.and_(ScoreRow.scope == "corpus")), selectinload(Submission.team))
-        .where(Submission.testset_id == ts.id, Submission.state == "scored", Submission.withdrawn_at.is_(None),
-               (Submission.slot.is_not(None)) | (Submission.label == "baseline"))).all()
+        .where(Submission.testset_id == ts.id, auto_ranking.on_leaderboard())).all()
+    cols = columns()
     rows = []
     signatures: dict[str, list[str]] = {}
     reasons: dict[str, str] = {}
     for sub in subs:
         scores = {}
         corpus = sub.corpus_scores()
-        for key, _name, _hib in COLUMNS:
+        for c in cols:
+            key = c["key"]
             s = corpus.get(key)
             scores[key] = {"score": s.value if s else None, "reason": (s.reason if s else "not computed"),
                            "signature": s.signature if s else None}
@@ -65,9 +81,9 @@ def _build(ts: TestSet) -> dict:
                      "system": sub.system_name, "label": sub.label, "constrained": sub.constrained,
                      "baseline": sub.label == "baseline", "group": sub.group, "document_level": sub.document_level,
                      "description": sub.description, "scores": scores})
-    sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
-                    "bleu")
-    hib = {k: h for k, _n, h in COLUMNS}
+    keys = [c["key"] for c in cols]
+    sort_key = _sort_metric(rows, keys)
+    hib = {c["key"]: c["higher_is_better"] for c in cols}
 
     def order(row):
         v = row["scores"][sort_key]["score"]
@@ -76,41 +92,91 @@ def _build(ts: TestSet) -> dict:
     rows.sort(key=order)
     for group, _title in GROUPS:
         members = [r for r in rows if r["group"] == group]
-        for key, _name, higher in COLUMNS:
+        for key in keys:
             values = [r["scores"][key]["score"] for r in members if r["scores"][key]["score"] is not None]
             if len(values) < 2:   # "best" means something only against another system
                 continue
-            best = max(values) if higher else min(values)
+            best = max(values) if hib[key] else min(values)
             for r in members:
                 r["scores"][key]["best"] = r["scores"][key]["score"] == best
         if group.startswith("primary") and members and members[0]["scores"][sort_key]["score"] is not None:
             members[0]["top"] = True
-    return {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
-            "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key,
-            "columns": [{"key": k, "name": n, "higher_is_better": h} for k, n, h in COLUMNS],
-            "signatures": signatures, "na_reasons": reasons, "rows": rows}
+    board = {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
+             "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key, "columns": cols,
+             "signatures": signatures, "na_reasons": reasons, "rows": rows}
+    attach_auto_clusters(board, auto.results if auto is not None and auto.scores_version == ts.scores_version
+                         else None)
+    return board
+
+
+def attach_auto_clusters(board: dict, results: dict | None) -> dict:
+    """The automatic metrics' clusters (the ``rank`` job's results) on the board: per row and metric
+    ``rank_range`` and ``cluster``; ``board["auto"]``: the test, and per metric its ranking (best first)
+    with the p-value of every pair, or why there is none. ``results`` None: still being computed."""
+    if results is None:
+        board["auto"] = {"state": "pending", "metrics": {}}
+        return board
+    by_id = {r["submission_id"]: r for r in board["rows"]}
+    metrics = {}
+    for c in board["columns"]:
+        res = results.get("metrics", {}).get(c["key"])
+        if res is None or "rows" not in res:
+            metrics[c["key"]] = {"reason": (res or {}).get("reason", "not computed for this metric")}
+            continue
+        order = [sid for sid in res["order"] if sid in by_id]
+        for sid in order:
+            info = res["rows"][str(sid)]
+            by_id[sid]["scores"][c["key"]].update(rank_range=info["rank_range"], cluster=info["cluster"])
+        metrics[c["key"]] = {"order": order,
+                             "pairs": {f"{a}-{b}": [p, w] for a, b, p, w in res["pairs"]}}
+    board["auto"] = {"state": "ready", "test": results["test"], "n_samples": results["n_samples"],
+                     "seed": results["seed"], "alpha": results["alpha"], "metrics": metrics}
+    return board
+
+
+def _versions(testset_id: int) -> tuple[int, int | None] | None:
+    """(scores_version, the automatic clusters' version) in one query; None: no such test set."""
+    row = db.session.execute(select(TestSet.scores_version, AutoRanking.scores_version)
+                             .outerjoin(AutoRanking, AutoRanking.testset_id == TestSet.id)
+                             .where(TestSet.id == testset_id)).first()
+    return None if row is None else (row[0], row[1])
 
 
 def get_leaderboard(testset_id: int) -> dict:
-    """All rows of a test set's leaderboard (cached per scores_version)."""
-    ts = db.session.get(TestSet, testset_id)
-    if ts is None:
+    """All rows of a test set's leaderboard, cached until its scores, labels, releases or clusters change.
+
+    The key is (scores_version, the clusters' version), read in one query per request:
+    ``scores_version`` is raised in the transaction that writes scores, withdraws a
+    submission, switches the primary or releases a human evaluation, so the cache is right
+    in every web process without any message between them. When the automatic clusters are
+    not computed for the current version, the ``rank`` job is queued (at once in eager mode).
+    """
+    versions = _versions(testset_id)
+    if versions is None:
         raise NotFound("test set")
-    version = db.session.scalar(select(TestSet.scores_version).where(TestSet.id == testset_id))
     use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
     if use_cache:
         with _lock:
             hit = _cache.get(testset_id)
-            if hit is not None and hit[0] == version:
-                _cache.move_to_end(testset_id)
-                return hit[1]
-    board = _build(ts)
+        if hit is not None and hit[0] == versions and (
+                hit[2]["auto"]["state"] == "ready" or time.monotonic() - hit[1] < PENDING_TTL):
+            with _lock:
+                if testset_id in _cache:
+                    _cache.move_to_end(testset_id)
+            return hit[2]
+    if versions[1] != versions[0]:
+        auto_ranking.request(testset_id)     # eager (tests, make demo without a broker): computed now
+        db.session.commit()                  # (nothing to write: ends the read snapshot, to see the job's row)
+        versions = _versions(testset_id)
+    ts = db.session.get(TestSet, testset_id)
+    board = _build(ts, auto_ranking.stored(testset_id))
     for hook in _board_hooks:
         hook(board)
     board = order_by_human(board)   # before caching: the cached board is the ordered one
+    board["released"] = ts.released
     if use_cache:
         with _lock:
-            _cache[testset_id] = (version, board)
+            _cache[testset_id] = (versions, time.monotonic(), board)
             _cache.move_to_end(testset_id)
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
@@ -120,10 +186,10 @@ def get_leaderboard(testset_id: int) -> dict:
 def order_by_human(board: dict) -> dict:
     """The board ordered and highlighted by its released human ranking (``board["mqm"]``), if any.
 
-    Rows group by group (the page's groups in the WMT order), within each group the
-    systems the human evaluation ranked in that group by their rank (best first), then
-    the others in the automatic order. ``top`` marks the
-    systems of each primary group's first human cluster; a primary group the human
+    The human ranking ranks all systems together; the page keeps its groups (in the WMT
+    order), and within each group the systems the human evaluation ranked come by their
+    human rank (best first), then the others in the automatic order. ``top`` marks the
+    primary systems in the human ranking's first cluster; a primary group the human
     evaluation did not rank keeps its automatic highlight. ``order_by`` becomes
     ``"mqm"``; ``sort_metric`` stays the automatic metric and the per-metric ``best``
     marks are untouched. Without a released human ranking the board is returned as is.
@@ -135,7 +201,7 @@ def order_by_human(board: dict) -> dict:
 
     def ranked(row) -> dict | None:
         m = row.get("mqm")
-        if m and m.get("score") is not None and m.get("rank") is not None and m.get("group") == row["group"]:
+        if m and m.get("score") is not None and m.get("rank") is not None:
             return m
         return None
 
@@ -176,31 +242,22 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     Released: everyone sees every row. Before release: organizers see every
     row, a team sees only its own rows, and anyone else gets NotFound.
     """
-    ts = db.session.get(TestSet, testset_id)
-    if ts is None:
-        raise NotFound("test set")
     board = get_leaderboard(testset_id)
     authed = user is not None and getattr(user, "is_authenticated", False)
-    if ts.released or (authed and user.is_organizer):
-        rows, scope = board["rows"], "all"
-    elif authed and user.team_id is not None:
-        rows, scope = [r for r in board["rows"] if r["team_id"] == user.team_id], "team"
-    else:
-        raise NotFound("leaderboard (not released yet)")
-    out = dict(board)
-    out["rows"] = rows
-    out["released"] = ts.released
-    out["scope"] = scope
-    if scope == "team":
-        # Best-in-group marks compare with other teams: not shown before release.
-        out["rows"] = [_without_marks(r) for r in rows]
-    return out
+    if board["released"] or (authed and user.is_organizer):
+        return board | {"scope": "all"}
+    if authed and user.team_id is not None:
+        # Best-in-group marks and clusters compare with other teams: not shown before release.
+        rows = [_without_marks(r) for r in board["rows"] if r["team_id"] == user.team_id]
+        return board | {"rows": rows, "scope": "team", "auto": {"state": "hidden", "metrics": {}}}
+    raise NotFound("leaderboard (not released yet)")
 
 
 def _without_marks(row: dict) -> dict:
     row = dict(row)
     row.pop("top", None)
-    row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk != "best"} for k, v in row["scores"].items()}
+    row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk not in ("best", "rank_range", "cluster")}
+                     for k, v in row["scores"].items()}
     return row
 
 
@@ -284,3 +341,24 @@ def add_board_hook(hook) -> None:
     """
     if hook not in _board_hooks:
         _board_hooks.append(hook)
+
+
+def cluster_panels(board: dict) -> list[dict]:
+    """Per metric with clusters: its ranking best first (system, score, rank range, a line above a new
+    cluster), for the page's "Significance clusters" section (all rows only: clusters compare teams)."""
+    if board.get("scope") != "all":
+        return []
+    by_id = {r["submission_id"]: r for r in board["rows"]}
+    out = []
+    for c in board["columns"]:
+        auto = board["auto"]["metrics"].get(c["key"], {})
+        if "order" not in auto:
+            continue
+        rows, prev = [], None
+        for sid in auto["order"]:
+            s = by_id[sid]["scores"][c["key"]]
+            rows.append({"system": by_id[sid]["system"], "group": by_id[sid]["group"], "score": s["score"],
+                         "rank_range": s.get("rank_range"), "break": prev is not None and s.get("cluster") != prev})
+            prev = s.get("cluster")
+        out.append({"key": c["key"], "name": c["name"], "higher_is_better": c["higher_is_better"], "rows": rows})
+    return out

@@ -89,7 +89,10 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     html, order, top = _page(org, ts)
     body, table = _downloads(org, ts)
     human = {r["system"]: r["mqm"] for r in body["rows"]}
-    assert human["lynx-mt"]["rank"] == 1 and human["zephyr-mt"]["rank"] == 2
+    # one ranking across the groups: the three error-free systems share the top cluster, zephyr-mt is last
+    assert human["zephyr-mt"]["rank"] == 4 and human["zephyr-mt"]["rank_range"] == "4"
+    assert {s for s, m in human.items() if m and m["cluster"] == 1} == {"lynx-mt", "quokka-nmt", "walrus-baseline"}
+    assert human["lynx-mt"]["rank_range"] == "1–3" and human["walrus-baseline"]["kind"] == "baseline"
     # the human order on the page, in the JSON and in the CSV
     assert order["primary-constrained"] == ["lynx-mt", "zephyr-mt"]
     assert _constrained(body["rows"]) == ["lynx-mt", "zephyr-mt"] == _constrained(table)
@@ -102,7 +105,8 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     expected_top = {s for s, m in human.items() if m and m["cluster"] == 1 and m["group"].startswith("primary")}
     assert "lynx-mt" in expected_top and set(top) == expected_top
     assert human["zephyr-mt"]["cluster"] == 2 and "zephyr-mt" not in top   # an error in every segment: significant
-    assert "Ordered by the official human ranking (MQM, campaign Tales MQM); highlighted: the top cluster" in html
+    assert "Ordered by the official human ranking (MQM, campaign Tales MQM); highlighted: the primary systems in its top cluster" in html
+    assert html.count('<tr class="kind-') == 4 and "Human reference" not in html   # the ranking's table: all four
     assert body["order_by"] == "mqm" and body["sort_metric"] == "bleu"   # the automatic metric is kept
     # the per-metric best marks stay per metric: BLEU's best in the group is still zephyr-mt
     zephyr = re.search(r'zephyr-mt</a>.*?</tr>', html, re.S).group(0)
