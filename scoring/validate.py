@@ -33,8 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 from scoring.metrics.registry import REGISTRY
+from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 
 ERROR = "error"
 WARNING = "warning"

@@ -7,37 +7,17 @@ from pathlib import Path
 import pytest
 
 from scoring import Scorer, load_system_output, load_testset
-from scoring.metrics import DISPLAY, HIGHER_IS_BETTER, REGISTRY, MetricSpec, MetricUnavailable, Score
-from scoring.metrics.registry import register, spec, unregister
+from scoring.metrics import DISPLAY, HIGHER_IS_BETTER, REGISTRY, MetricSpec
+from scoring.metrics.registry import register, spec
+from tests.support.toy_metric import toy_metric as toy_metric_registered
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 
 
-class LengthEngine:
-    """A toy model metric: 100 minus the absolute character-length difference to reference 1 (per segment)."""
-
-    def __init__(self, fail: bool = False, **_options):
-        if fail:
-            raise MetricUnavailable("toy model not loaded")
-
-    def score_many(self, sources, systems, references):
-        out = {}
-        for name, hyps in systems.items():
-            seg = [100.0 - abs(len(h) - len(r)) for h, r in zip(hyps, references[0])]
-            out[name] = Score("toylen", "ToyLen", sum(seg) / len(seg), signature="toylen:1", segments=seg)
-        return out
-
-
-def engine(**options):
-    return LengthEngine(**options)
-
-
 @pytest.fixture
 def toy_metric():
-    register(MetricSpec("toylen", "ToyLen", "a toy length metric", level="segment", engine="model", queue="cpu",
-                        factory=f"{__name__}:engine"))
-    yield "toylen"
-    unregister("toylen")
+    with toy_metric_registered() as key:
+        yield key
 
 
 def test_builtin_specs():

@@ -167,7 +167,7 @@ def build_world(app, tmp_path: Path, *, annotators: int = 4, docs=DOCS, outputs=
         return World(app=app, testset_id=ts.id, subs=subs, users=users)
 
 
-MQM_SETTINGS = ("attention_kind", "significance_unit", "words_per_second")
+MQM_SETTINGS = ("attention_kind", "significance_unit", "significance_test", "words_per_second")
 
 
 def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.org"), redundancy=2,
@@ -195,6 +195,22 @@ def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.
         if start:
             svc.start_campaign(svc.get_campaign(camp.id))
         return camp.id
+
+
+def annotate_all(world: World, campaign_id: int, *, errors_in=(), annotators=("ann1@example.org", "ann2@example.org"),
+                 severity: str = "Critical") -> None:
+    """Every assignment of ``annotators`` read and finished; the systems in ``errors_in`` get an error per segment."""
+    bad = {world.subs[s] for s in errors_in}
+    for email in annotators:
+        c = world.client(email)
+        for a in assignments_of(world, campaign_id, email):
+            if a["submission_id"] in bad:
+                for seg in range(a["segments"]):
+                    r, _ = put_mark(c, a["public_id"], {"seg": seg, "start": 0, "end": 3, "category": "Accuracy",
+                                                        "subcategory": "Addition", "severity": severity})
+                    assert r.status_code == 200, r.get_json()
+            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+            assert finish(c, a["public_id"]).status_code == 200
 
 
 def annotator_assignments(world, campaign_id: int, email: str) -> list:

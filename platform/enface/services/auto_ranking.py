@@ -23,7 +23,7 @@ from scoring.metrics import REGISTRY
 from scoring.significance import metric_stats, paired_test
 
 from ..extensions import db
-from ..models import AutoRanking, ScoreRow, Submission, TestSet, utcnow
+from ..models import AutoRanking, Submission, TestSet, utcnow
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ def _all_rows(board: dict) -> None:
 
 def metric_choices(board: dict) -> list[dict]:
     """The head-to-head page's choices: the human ranking (if released), then every metric with clusters."""
+    _all_rows(board)
     out = []
     if board.get("mqm"):
         out.append({"key": "human", "name": board["mqm"]["ranking"]["name"] + " (human)"})

@@ -6,15 +6,7 @@ import csv
 import io
 import re
 
-from tests.support.campaigns import (
-    SYSTEMS,
-    assignments_of,
-    build_world,
-    finish,
-    new_campaign,
-    put_mark,
-    read_all,
-)
+from tests.support.campaigns import SYSTEMS, annotate_all, build_world, new_campaign
 
 # A second constrained primary: by BLEU zephyr-mt leads, by MQM lynx-mt does (zephyr-mt gets an error per segment).
 WORLD_SYSTEMS = {**SYSTEMS, "lynx-mt": ("Cedar", "primary", True)}
@@ -33,17 +25,7 @@ def _add_bleu(world) -> None:
 
 def _annotate(world) -> int:
     cid = new_campaign(world, systems=["zephyr-mt", "lynx-mt", "quokka-nmt", "walrus-baseline"], redundancy=1)
-    bad = world.subs["zephyr-mt"]
-    for email in ("ann1@example.org", "ann2@example.org"):
-        c = world.client(email)
-        for a in assignments_of(world, cid, email):
-            if a["submission_id"] == bad:
-                for seg in range(a["segments"]):
-                    r, _ = put_mark(c, a["public_id"], {"seg": seg, "start": 0, "end": 3, "category": "Accuracy",
-                                                        "subcategory": "Addition", "severity": "Critical"})
-                    assert r.status_code == 200, r.get_json()
-            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-            assert finish(c, a["public_id"]).status_code == 200
+    annotate_all(world, cid, errors_in=["zephyr-mt"])
     return cid
 
 
