@@ -24,6 +24,7 @@ from scoring.significance import metric_stats, paired_test
 
 from ..extensions import db
 from ..models import AutoRanking, Submission, TestSet, utcnow
+from .testsets import note_leaderboard_change
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ def run(testset_id: int) -> str | None:
             row = AutoRanking(testset_id=testset_id)
             db.session.add(row)
         row.scores_version, row.results, row.computed_at = version, results, utcnow()
+        note_leaderboard_change(db.session, testset_id)   # this process's leaderboard sees it at once
     return "stored"
 
 

@@ -35,6 +35,10 @@ _cache: OrderedDict[int, tuple[tuple, float, dict]] = OrderedDict()
 _CACHE_SIZE = 64
 #: a board whose automatic clusters are still being computed is rebuilt (and the job queued again) this often
 PENDING_TTL = 30.0
+#: how long a process trusts the versions it read (no query per request): another process's write shows up
+#: within this many seconds; this process's own writes at once (:func:`forget_versions`)
+VERSION_CHECK_SECONDS = 1.0
+_checked: dict[int, tuple[float, tuple[int, int | None]]] = {}
 
 
 def columns() -> list[dict]:
@@ -45,6 +49,16 @@ def columns() -> list[dict]:
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
+        _checked.clear()
+
+
+def forget_versions(testset_id: int | None = None) -> None:
+    """Called where scores_version is raised: this process reads the versions again on its next request."""
+    with _lock:
+        if testset_id is None:
+            _checked.clear()
+        else:
+            _checked.pop(testset_id, None)
 
 
 def _sort_metric(rows: list[dict], keys: list[str]) -> str:
@@ -142,19 +156,34 @@ def _versions(testset_id: int) -> tuple[int, int | None] | None:
     return None if row is None else (row[0], row[1])
 
 
+def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
+    """The versions, read from the database at most once per VERSION_CHECK_SECONDS per process."""
+    now = time.monotonic()
+    with _lock:
+        hit = _checked.get(testset_id)
+    if hit is not None and now - hit[0] < VERSION_CHECK_SECONDS:
+        return hit[1]
+    versions = _versions(testset_id)
+    if versions is not None:
+        with _lock:
+            _checked[testset_id] = (now, versions)
+    return versions
+
+
 def get_leaderboard(testset_id: int) -> dict:
     """All rows of a test set's leaderboard, cached until its scores, labels, releases or clusters change.
 
     The key is (scores_version, the clusters' version), read in one query per request:
     ``scores_version`` is raised in the transaction that writes scores, withdraws a
     submission, switches the primary or releases a human evaluation, so the cache is right
-    in every web process without any message between them. When the automatic clusters are
+    in every web process without any message between them: at once in the process that
+    wrote, within VERSION_CHECK_SECONDS in the others. When the automatic clusters are
     not computed for the current version, the ``rank`` job is queued (at once in eager mode).
     """
-    versions = _versions(testset_id)
+    use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
+    versions = _current_versions(testset_id) if use_cache else _versions(testset_id)
     if versions is None:
         raise NotFound("test set")
-    use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
     if use_cache:
         with _lock:
             hit = _cache.get(testset_id)
@@ -167,6 +196,7 @@ def get_leaderboard(testset_id: int) -> dict:
     if versions[1] != versions[0]:
         auto_ranking.request(testset_id)     # eager (tests, make demo without a broker): computed now
         db.session.commit()                  # (nothing to write: ends the read snapshot, to see the job's row)
+        forget_versions(testset_id)
         versions = _versions(testset_id)
     ts = db.session.get(TestSet, testset_id)
     board = _build(ts, auto_ranking.stored(testset_id))
@@ -174,6 +204,7 @@ def get_leaderboard(testset_id: int) -> dict:
         hook(board)
     board = order_by_human(board)   # before caching: the cached board is the ordered one
     board["released"] = ts.released
+    board["fragments"] = {}   # the pages' rendered content for this board (enface.leaderboard.views)
     if use_cache:
         with _lock:
             _cache[testset_id] = (versions, time.monotonic(), board)

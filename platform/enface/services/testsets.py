@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.orm import contains_eager
+from sqlalchemy import event, func, insert, select, update
+from sqlalchemy.orm import Session, contains_eager
 
 from scoring.testset import Document as ScoringDocument
 from scoring.testset import TestSet as ScoringTestSet
@@ -143,6 +143,7 @@ def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetim
         if description is not None:
             ts.description = check_text(description, "description", max_len=5000, required=False, multiline=True)
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)
     db.session.refresh(ts)
     return ts
 
@@ -156,6 +157,27 @@ def _aware(value: datetime | None) -> datetime | None:
 def bump_scores_version(session, testset_id: int) -> None:
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
+    note_leaderboard_change(session, testset_id)
+
+
+def note_leaderboard_change(session, testset_id: int) -> None:
+    # After the commit, this process's leaderboard reads the new version at once (see _forget_bumped).
+    session.info.setdefault("bumped_testsets", set()).add(testset_id)
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_bumped(session) -> None:
+    bumped = session.info.pop("bumped_testsets", None)
+    if bumped:
+        from .leaderboard import forget_versions  # (lazy: the leaderboard imports the campaigns' hook)
+
+        for testset_id in bumped:
+            forget_versions(testset_id)
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_bumped(session) -> None:
+    session.info.pop("bumped_testsets", None)
 
 
 def document_counts(ts: TestSet) -> list[dict]:
