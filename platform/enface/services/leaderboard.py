@@ -17,14 +17,15 @@ import time
 from collections import OrderedDict
 
 from flask import current_app
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session, selectinload
 
 from scoring.metrics import REGISTRY
 
 from ..extensions import db
 from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
 from . import NotFound, auto_ranking
+from .testsets import LEADERBOARD_CHANGES
 
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
@@ -154,6 +155,18 @@ def _versions(testset_id: int) -> tuple[int, int | None] | None:
                              .outerjoin(AutoRanking, AutoRanking.testset_id == TestSet.id)
                              .where(TestSet.id == testset_id)).first()
     return None if row is None else (row[0], row[1])
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_changed(session) -> None:
+    """A committed write that changed a leaderboard (:func:`.testsets.note_leaderboard_change`): read again."""
+    for testset_id in session.info.pop(LEADERBOARD_CHANGES, ()):
+        forget_versions(testset_id)
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_changed(session) -> None:
+    session.info.pop(LEADERBOARD_CHANGES, None)
 
 
 def _current_versions(testset_id: int) -> tuple[int, int | None] | None:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy import event, func, insert, select, update
-from sqlalchemy.orm import Session, contains_eager
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import contains_eager
 
 from scoring.testset import Document as ScoringDocument
 from scoring.testset import TestSet as ScoringTestSet
@@ -154,6 +154,10 @@ def _aware(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+#: the session.info key under which a write transaction lists the test sets whose leaderboard it changed
+LEADERBOARD_CHANGES = "leaderboard_changes"
+
+
 def bump_scores_version(session, testset_id: int) -> None:
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
@@ -161,23 +165,9 @@ def bump_scores_version(session, testset_id: int) -> None:
 
 
 def note_leaderboard_change(session, testset_id: int) -> None:
-    # After the commit, this process's leaderboard reads the new version at once (see _forget_bumped).
-    session.info.setdefault("bumped_testsets", set()).add(testset_id)
-
-
-@event.listens_for(Session, "after_commit")
-def _forget_bumped(session) -> None:
-    bumped = session.info.pop("bumped_testsets", None)
-    if bumped:
-        from .leaderboard import forget_versions  # (lazy: the leaderboard imports the campaigns' hook)
-
-        for testset_id in bumped:
-            forget_versions(testset_id)
-
-
-@event.listens_for(Session, "after_rollback")
-def _drop_bumped(session) -> None:
-    session.info.pop("bumped_testsets", None)
+    """Marks the session: once it commits, this process's leaderboard reads the test set's versions again
+    at once (the listener is in :mod:`.leaderboard`; other processes see it within a second)."""
+    session.info.setdefault(LEADERBOARD_CHANGES, set()).add(testset_id)
 
 
 def document_counts(ts: TestSet) -> list[dict]:
