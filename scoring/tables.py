@@ -46,7 +46,7 @@ def _csv_number(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
-def _csv_safe(text: str) -> str:
+def csv_safe(text: str) -> str:
     """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
     text = str(text)
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
@@ -110,8 +110,8 @@ def csv_automatic(rows: Sequence[Mapping], metrics: Sequence[Mapping]) -> str:
             cells = []
             for m in metrics:
                 cells += [_csv_number(r["scores"].get(m["key"])), (r.get("rank_ranges") or {}).get(m["key"], "")]
-            writer.writerow([r.get("group", "primary-constrained"), _csv_safe(r.get("team", "")),
-                             _csv_safe(r["system"]), "yes" if r.get("constrained", True) else "no", *cells])
+            writer.writerow([r.get("group", "primary-constrained"), csv_safe(r.get("team", "")),
+                             csv_safe(r["system"]), "yes" if r.get("constrained", True) else "no", *cells])
     return out.getvalue()
 
 
@@ -152,6 +152,6 @@ def csv_human(rows: Sequence[Mapping], *, name: str = "MQM") -> str:
     writer = csv.writer(out)
     writer.writerow(["rank", "rank range", "cluster", "system", "team", "type", name])
     for i, r in enumerate(rows, 1):
-        writer.writerow([r.get("rank", i), r["rank_range"], r["cluster"], _csv_safe(r["system"]),
-                         _csv_safe(r.get("team", "")), r.get("kind", ""), _csv_number(r["score"])])
+        writer.writerow([r.get("rank", i), r["rank_range"], r["cluster"], csv_safe(r["system"]),
+                         csv_safe(r.get("team", "")), r.get("kind", ""), _csv_number(r["score"])])
     return out.getvalue()

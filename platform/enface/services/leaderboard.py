@@ -21,6 +21,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session, selectinload
 
 from scoring.metrics import REGISTRY
+from scoring.tables import csv_safe
 
 from ..extensions import db
 from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
@@ -344,7 +345,7 @@ def to_csv(board: dict) -> str:
                      *[c["name"] for c in board["columns"]], *([h for h, _f in MQM_CSV_COLUMNS] if mqm else [])])
     for group in grouped(board):
         for r in group["rows"]:
-            cells = [r["group"], _csv_safe(r["team"]), _csv_safe(r["system"]), r["label"],
+            cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
             if mqm:   # empty cells for a system outside the human evaluation
@@ -368,11 +369,6 @@ def signatures_csv(board: dict) -> str:
         for sig in board["signatures"].get(c["key"], []):
             writer.writerow([c["name"], sig])
     return out.getvalue()
-
-
-def _csv_safe(text: str) -> str:
-    """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 _board_hooks: list = []
