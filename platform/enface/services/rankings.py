@@ -30,7 +30,7 @@ def metric_choices(board: dict) -> list[dict]:
     """The head-to-head page's choices: the human ranking (if released), then every metric with clusters."""
     _all_rows(board)
     out = []
-    if board.get("mqm"):
+    if (board.get("mqm") or {}).get("ranking"):
         out.append({"key": "human", "name": board["mqm"]["ranking"]["name"] + " (human)"})
     for c in board["columns"]:
         if "order" in board["auto"]["metrics"].get(c["key"], {}):
@@ -64,10 +64,9 @@ def head_to_head(board: dict, metric: str) -> dict:
 
 
 def _human_matrix(board: dict) -> dict:
-    human = board.get("mqm")
-    if not human:
-        raise NotFound("released human ranking")
-    ranking = human["ranking"]
+    ranking = (board.get("mqm") or {}).get("ranking")
+    if not ranking:
+        raise NotFound("released human ranking across all systems")
     systems = [{"id": r["system"], "name": r["system"], "score": r["score"], "rank_range": r["rank_range"],
                 "kind": r["kind"]} for r in ranking["rows"]]
     pairs = {(p["a"], p["b"]): p for p in ranking["pairs"]}
@@ -113,8 +112,8 @@ def automatic_rows(board: dict) -> list[dict]:
 
 def human_ranking(board: dict) -> dict:
     _all_rows(board)
-    if not board.get("mqm"):
-        raise NotFound("released human ranking")
+    if not (board.get("mqm") or {}).get("ranking"):
+        raise NotFound("released human ranking across all systems")
     return board["mqm"]["ranking"]
 
 

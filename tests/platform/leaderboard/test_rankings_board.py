@@ -203,3 +203,30 @@ def test_official_human_ranking_across_groups(app, tmp_path, test):
     assert list(frame["system"])[-1] == "zephyr-mt" and frame["MQM"].dtype.kind == "f"
     h2h = org.get(f"/leaderboard/{ts}/head-to-head?metric=human").get_data(as_text=True)
     assert h2h.count('class="num win"') == 3 and h2h.count('class="num loss"') == 3
+
+
+def test_a_snapshot_released_before_the_cross_group_ranking_still_shows(app, tmp_path):
+    """A campaign released with per-group rankings ("groups", no "ranking") keeps them on the leaderboard."""
+    from enface.campaigns import services as svc
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+
+    world = build_world(app, tmp_path)
+    cid = new_campaign(world, redundancy=1)
+    annotate_all(world, cid, errors_in=["zephyr-mt"])
+    with world.ctx():
+        snap = svc.release(svc.get_campaign(cid))
+        legacy = {k: v for k, v in snap.items() if k != "ranking"}
+        legacy["groups"] = [{"key": r["kind"], "title": r["kind_title"], "unit": "segment",
+                             "rows": [{**r, "rank": 1, "cluster": 1, "rank_range": "1"}]} for r in snap["ranking"]["rows"]]
+        with db.write():
+            db.session.get(Campaign, cid).results = legacy
+            from enface.services.testsets import bump_scores_version
+
+            bump_scores_version(db.session, world.testset_id)
+    org = world.client("org@example.org")
+    html = org.get(f"/leaderboard/{world.testset_id}").get_data(as_text=True)
+    assert "Release the campaign again" not in html and "release the campaign again" in html
+    assert '<table class="data ranking">' in html and "Ordered by the official human ranking" in html
+    assert org.get(f"/leaderboard/{world.testset_id}/table-human.tex").status_code == 404
+    assert org.get(f"/campaigns/{cid}/results").status_code == 200

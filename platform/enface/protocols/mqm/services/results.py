@@ -258,17 +258,37 @@ def leaderboard_mqm(camp: Campaign) -> dict | None:
     """The official human ranking of a released campaign, for its test set's leaderboard.
 
     ``{"campaign": {...}, "higher_is_better", "by_submission": {id: {score, rank, rank_range, cluster, kind}},
-    "ranking": official_ranking(...)}`` (all systems ranked together); a snapshot released before the
-    cross-group ranking existed gives no ranking (None) until it is released again.
+    "ranking": official_ranking(...)}``: all systems ranked together. A snapshot released before the
+    cross-group ranking existed keeps what it showed then (:func:`_legacy_leaderboard`: rankings within
+    each group, no ``ranking``) until the campaign is released again.
     """
     res = camp.results
     ranking = res.get("ranking")
     if not ranking:
-        return None
+        return _legacy_leaderboard(camp)
     by_sub = {int(r["submission_id"]): {"score": r["score"], "rank": r["rank"], "rank_range": r["rank_range"],
                                         "cluster": r["cluster"], "kind": r["kind"], "group": r["kind"]}
               for r in ranking["rows"] if r.get("submission_id") is not None}
-    return {"campaign": {"id": camp.id, "name": camp.name, "scheme": scheme_name(camp),
-                         "released_at": camp.released_at.isoformat() if camp.released_at else None},
-            "higher_is_better": res.get("higher_is_better", True), "source_words_method": res.get("source_words_method"),
-            "unit": significance_unit(camp), "by_submission": by_sub, "ranking": ranking}
+    return {"campaign": _campaign_info(camp), "higher_is_better": res.get("higher_is_better", True),
+            "source_words_method": res.get("source_words_method"), "unit": significance_unit(camp),
+            "by_submission": by_sub, "ranking": ranking}
+
+
+def _campaign_info(camp: Campaign) -> dict:
+    return {"id": camp.id, "name": camp.name, "scheme": scheme_name(camp),
+            "released_at": camp.released_at.isoformat() if camp.released_at else None}
+
+
+def _legacy_leaderboard(camp: Campaign) -> dict:
+    """A snapshot of the per-group rankings (released before issue 10), as the leaderboard showed it then."""
+    res = camp.results
+    by_sub = {}
+    for group in res.get("groups", []):
+        for row in group["rows"]:
+            if row.get("submission_id") is not None:
+                by_sub[int(row["submission_id"])] = {"score": row["score"], "rank": row["rank"],
+                                                     "rank_range": row["rank_range"], "cluster": row["cluster"],
+                                                     "group": group["key"]}
+    return {"campaign": _campaign_info(camp), "higher_is_better": res.get("higher_is_better", True),
+            "source_words_method": res.get("source_words_method"), "unit": significance_unit(camp),
+            "by_submission": by_sub, "groups": res.get("groups", [])}
