@@ -178,6 +178,10 @@ class Scorer:
                 results[name].scores[key] = na(str(exc))
             return
         for name, score in scores.items():
+            if not score.versions and spec.heavy_deps:   # the packages that computed it, for the record
+                from .metrics.base import library_versions
+
+                score.versions = library_versions(*spec.heavy_deps)
             results[name].scores[key] = score
             if score.segments is not None:
                 results[name].stats[key] = list(score.segments)

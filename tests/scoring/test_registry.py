@@ -61,6 +61,21 @@ def test_a_new_metric_is_one_entry(toy_metric):
     assert sig.ranking[0]["score"] == pytest.approx(max(r.scores["toylen"].value for r in results.values()))
 
 
+def test_heavy_deps_versions_are_recorded():
+    from scoring.metrics.registry import unregister
+    from tests.support.toy_metric import KEY
+
+    register(MetricSpec(KEY, "ToyLen", "toy", level="segment", engine="model", factory="tests.support.toy_metric:engine",
+                        heavy_deps=("sacrebleu",)))
+    try:
+        ts = load_testset(DEMO / "testset")
+        with Scorer(ts, [KEY], workers=1) as scorer:
+            score = scorer.score(load_system_output(ts, DEMO / "systems" / "weak-mt")).scores[KEY]
+        assert set(score.versions) == {"sacrebleu"} and score.versions["sacrebleu"][0].isdigit()
+    finally:
+        unregister(KEY)
+
+
 def test_an_unavailable_model_metric_is_na_with_its_reason(toy_metric):
     ts = load_testset(DEMO / "testset")
     out = load_system_output(ts, DEMO / "systems" / "strong-mt")
