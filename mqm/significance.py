@@ -13,8 +13,8 @@ from itertools import combinations
 from statistics import fmean
 from typing import Any
 
-from scoring.ranking import cluster_rank_ranges, wins_losses
 from scoring.ranking import clusters as ranking_clusters
+from scoring.ranking import ranking_rows
 
 from .model import MQMData
 from .schemes import Scheme
@@ -90,19 +90,10 @@ def clusters(ranking: list[str], pairs: list[dict[str, Any]]) -> list[list[str]]
 
 
 def rank_ranges(ranking: list[str], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per system of a best-first ranking, with both kinds of rank range.
+    """One row per system of a best-first ranking: :func:`scoring.ranking.ranking_rows`.
 
     ``rank`` (position), ``cluster`` (1-based), ``cluster_rank_range`` ([first, last]
-    positions of its cluster: what the MQM leaderboard shows as its rank range),
-    ``wins``, ``losses`` and ``rank_low``/``rank_high`` (= losses + 1 .. N - wins, the
-    significance rank range), all from :mod:`scoring.ranking`.
+    positions of its cluster), ``wins``, ``losses``, ``rank_low``/``rank_high`` (= losses + 1
+    .. N - wins, the significance rank range) and ``rank_range`` (its text).
     """
-    beats = significant_pairs(pairs)
-    groups = clusters(ranking, pairs)
-    spans = cluster_rank_ranges(groups)
-    cluster_of = {s: i for i, g in enumerate(groups, 1) for s in g}
-    wl = wins_losses(ranking, beats, strict=False)
-    n = len(ranking)
-    return [{"system": s, "rank": i, "cluster": cluster_of[s], "cluster_rank_range": list(spans[s]),
-             "wins": wl[s][0], "losses": wl[s][1], "rank_low": wl[s][1] + 1, "rank_high": n - wl[s][0]}
-            for i, s in enumerate(ranking, 1)]
+    return ranking_rows(ranking, significant_pairs(pairs), method="wmt", strict=False)

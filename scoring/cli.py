@@ -232,7 +232,7 @@ def cmd_score(args) -> int:
 
 
 def _significance(results, testset, args) -> dict:
-    from .significance import mean_stats, paired_test, sacrebleu_stats
+    from .significance import metric_stats, paired_test
 
     test = "bs" if args.paired_bs else "ar"
     out = {}
@@ -240,11 +240,8 @@ def _significance(results, testset, args) -> dict:
         stats = {name: r.stats[key] for name, r in results.items() if key in r.stats}
         if len(stats) < 2:
             continue
-        if key == "comet":
-            ms = mean_stats("comet", stats, scale=100.0)
-        else:
-            ms = sacrebleu_stats(key, testset.tgt_lang, stats)
-        result = paired_test(ms, test=test, n_samples=args.paired_n, seed=args.seed)
+        result = paired_test(metric_stats(key, testset.tgt_lang, stats), test=test, n_samples=args.paired_n,
+                             seed=args.seed)
         out[key] = result.to_dict() | {"text": result.format_text()}
     return out
 

@@ -19,7 +19,8 @@ Two notions that used to share the name "rank range"
 * **cluster rank range** (:func:`cluster_rank_ranges`, the field
   ``cluster_rank_range``): the positions its cluster spans in the ranking
   (a cluster of three systems at positions 2, 3, 4 gives ``2..4`` to each of them).
-  This is what the MQM leaderboard has shown as "rank_range" (e.g. ``"2–4"``).
+  (The MQM leaderboard once showed this as "rank_range"; ``rank_range`` now always
+  names the significance rank range, as text: ``"2–4"``.)
 
 Cluster rules (``method``)
 --------------------------
@@ -118,25 +119,37 @@ def order_by_score(scores: Mapping[str, float], higher_is_better: bool = True) -
     return sorted(scores, key=lambda s: ((-scores[s] if higher_is_better else scores[s]), pos[s]))
 
 
-def rank_and_cluster(scores: Mapping[str, float], better: Iterable[tuple[str, str]], *,
-                     higher_is_better: bool = True, method: str = "wmt") -> list[dict]:
-    """Rank ranges and clusters from scores and significant pairwise wins.
+def ranking_rows(order: Sequence[str], better: Iterable[tuple[str, str]], *, method: str = "wmt",
+                 strict: bool = True) -> list[dict]:
+    """One row per system of a best-first ``order``: the one place where rows of a ranking are built.
 
-    Returns one dict per system, best score first: ``system``, ``score``, ``rank``
-    (position), ``wins``, ``losses``, ``rank_low`` (= losses + 1), ``rank_high``
-    (= N - wins), ``cluster`` (1-based) and ``cluster_rank_range`` ([first, last]
-    positions of its cluster).
+    ``system``, ``rank`` (position), ``wins``, ``losses``, ``rank_low`` (= losses + 1),
+    ``rank_high`` (= N - wins), ``rank_range`` (their text, "2–4": the significance rank
+    range, the only meaning of ``rank_range``), ``cluster`` (1-based) and
+    ``cluster_rank_range`` ([first, last] positions of its cluster).
     """
-    if method not in CLUSTER_METHODS:
-        raise ValueError(f"unknown cluster method {method!r}; use one of {CLUSTER_METHODS}")
-    order = order_by_score(scores, higher_is_better)
-    beats = _beats(order, better, strict=True)
+    beats = _beats(order, better, strict)
     wl = wins_losses(order, beats)
     n = len(order)
     groups = clusters(order, beats, method=method)
     spans = cluster_rank_ranges(groups)
     cluster_of = {s: i for i, g in enumerate(groups, 1) for s in g}
-    return [{"system": s, "score": scores[s], "rank": i, "wins": wl[s][0], "losses": wl[s][1],
-             "rank_low": wl[s][1] + 1, "rank_high": n - wl[s][0], "cluster": cluster_of[s],
-             "cluster_rank_range": list(spans[s])}
+    return [{"system": s, "rank": i, "wins": wl[s][0], "losses": wl[s][1], "rank_low": wl[s][1] + 1,
+             "rank_high": n - wl[s][0], "rank_range": format_range(wl[s][1] + 1, n - wl[s][0]),
+             "cluster": cluster_of[s], "cluster_rank_range": list(spans[s])}
             for i, s in enumerate(order, 1)]
+
+
+def rank_and_cluster(scores: Mapping[str, float], better: Iterable[tuple[str, str]], *,
+                     higher_is_better: bool = True, method: str = "wmt") -> list[dict]:
+    """Rank ranges and clusters from scores and significant pairwise wins.
+
+    Returns :func:`ranking_rows` of the systems ordered by score (best first), each
+    with its ``score``.
+    """
+    if method not in CLUSTER_METHODS:
+        raise ValueError(f"unknown cluster method {method!r}; use one of {CLUSTER_METHODS}")
+    rows = ranking_rows(order_by_score(scores, higher_is_better), better, method=method)
+    for row in rows:
+        row["score"] = scores[row["system"]]
+    return rows

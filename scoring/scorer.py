@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .metrics import DEFAULT_METRICS, REGISTRY
-from .metrics.base import Score
+from .metrics.base import MetricUnavailable, Score
 from .metrics.sacrebleu_metrics import (
     SACREBLEU_METRICS,
     SacrebleuScorer,
@@ -17,8 +17,10 @@ from .metrics.sacrebleu_metrics import (
 )
 from .testset import TestSet, split_by_documents
 
-#: metrics that need line-aligned output (n/a for document-level submissions)
-SEGMENT_METRICS = ("bleu", "chrf", "ter", "comet")
+
+def segment_metrics() -> list[str]:
+    """Metrics that need line-aligned output (n/a for document-level submissions), from the registry."""
+    return [k for k, spec in REGISTRY.items() if spec.line_aligned]
 
 
 @dataclass
@@ -44,20 +46,23 @@ class Scorer:
     def __init__(self, testset: TestSet, metrics: Iterable[str] = DEFAULT_METRICS, *,
                  workers: int | None = None, comet_model: str | None = None,
                  comet_batch_size: int = 16, comet_device: str | None = None,
+                 engine_options: Mapping[str, Mapping] | None = None,
                  progress: Callable[[str, int, int], None] | None = None):
+        """``engine_options``: keyword arguments of each model metric's factory, by metric key
+        (``comet_model``, ``comet_batch_size`` and ``comet_device`` are COMET's)."""
         self.testset = testset
         self.metrics = list(dict.fromkeys(metrics))
         unknown = [m for m in self.metrics if m not in REGISTRY]
         if unknown:
             raise ValueError(f"unknown metric(s): {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
-        if testset.num_refs == 0 and any(m in SACREBLEU_METRICS or m == "comet" for m in self.metrics):
+        if testset.num_refs == 0 and self.metrics:   # every registered metric compares with a reference
             raise ValueError(f"test set {testset.name!r} has no reference")
         self.workers = workers or default_workers()
         self.progress = progress
         self.comet_model = comet_model if comet_model is not None else os.environ.get("ENFACE_COMET_MODEL")
-        self.comet_batch_size = comet_batch_size
-        self.comet_device = comet_device
-        self._comet = None
+        self.engine_options = {"comet": {"model": self.comet_model, "batch_size": comet_batch_size,
+                                         "device": comet_device}} | dict(engine_options or {})
+        self._engines: dict[str, object] = {}     # model metrics' engines, built on first use
         self._sacrebleu: dict[str, SacrebleuScorer] = {}
         for key in self.metrics:
             if key in SACREBLEU_METRICS:
@@ -80,8 +85,9 @@ class Scorer:
         for name, docs in by_doc.items():
             doc_level = document_level.get(name, False)
             self._score_sacrebleu(results[name], docs, doc_level)
-        if "comet" in self.metrics:
-            self._score_comet(results, by_doc, document_level)
+        for key in self.metrics:
+            if REGISTRY[key].engine == "model":
+                self._score_model(key, results, by_doc, document_level)
         for res in results.values():
             res.scores = {k: res.scores[k] for k in self.metrics if k in res.scores}
         return results
@@ -173,30 +179,34 @@ class Scorer:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _score_comet(self, results: dict[str, SystemScores], by_doc: dict[str, dict[str, list[str]]],
+    def _score_model(self, key: str, results: dict[str, SystemScores], by_doc: dict[str, dict[str, list[str]]],
                      document_level: Mapping[str, bool]) -> None:
-        from .metrics.comet import CometScorer, CometUnavailable
+        """A model metric (COMET, ...): its engine is built once, then scores every line-aligned system."""
+        spec = REGISTRY[key]
+
+        def na(reason: str) -> Score:
+            return Score.not_available(key, spec.display, reason, higher_is_better=spec.higher_is_better)
 
         eligible = {n: [s for d in self.testset.doc_names for s in docs[d]]
                     for n, docs in by_doc.items() if not document_level.get(n, False)}
         for name in by_doc:
             if name not in eligible:
-                results[name].scores["comet"] = Score.not_available(
-                    "comet", "COMET", "document-level submission: not line-aligned")
+                results[name].scores[key] = na("document-level submission: not line-aligned")
         if not eligible:
             return
         try:
-            if self._comet is None:
-                self._comet = CometScorer(self.comet_model, batch_size=self.comet_batch_size,
-                                          device=self.comet_device)
-            sources = self.testset.sources()
-            ref1 = self.testset.references()[0]
-            scores = self._comet.score_many(sources, eligible, ref1)
-        except CometUnavailable as exc:
+            if key not in self._engines:
+                self._engines[key] = spec.load_factory()(**self.engine_options.get(key, {}))
+            scores = self._engines[key].score_many(self.testset.sources(), eligible, self.testset.references())
+        except MetricUnavailable as exc:
             for name in eligible:
-                results[name].scores["comet"] = Score.not_available("comet", "COMET", str(exc))
+                results[name].scores[key] = na(str(exc))
             return
         for name, score in scores.items():
-            results[name].scores["comet"] = score
+            if not score.versions and spec.heavy_deps:   # the packages that computed it, for the record
+                from .metrics.base import library_versions
+
+                score.versions = library_versions(*spec.heavy_deps)
+            results[name].scores[key] = score
             if score.segments is not None:
-                results[name].stats["comet"] = list(score.segments)
+                results[name].stats[key] = list(score.segments)

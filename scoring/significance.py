@@ -220,6 +220,17 @@ def sacrebleu_stats(key: str, tgt_lang: str, stats_by_system: Mapping[str, Seque
                        batch_score_fn=batch_score_fn_for(metric), resample_dtype="float32", scores=scores)
 
 
+def metric_stats(key: str, tgt_lang: str, stats_by_system: Mapping[str, Sequence]) -> MetricStats:
+    """A registered metric's statistics for the paired tests: sacrebleu's sufficient statistics, or, for a
+    model metric, its segment scores (already on the corpus score's scale, e.g. COMET x100), averaged."""
+    from .metrics.registry import spec
+
+    metric = spec(key)
+    if metric.engine == "sacrebleu":
+        return sacrebleu_stats(key, tgt_lang, stats_by_system)
+    return mean_stats(key, stats_by_system, higher_is_better=metric.higher_is_better)
+
+
 def mean_stats(metric: str, segment_scores_by_system: Mapping[str, Sequence[float]], scale: float = 1.0,
                higher_is_better: bool = True) -> MetricStats:
     """Statistics of a metric whose corpus score is the mean of segment scores times ``scale`` (COMET x100)."""

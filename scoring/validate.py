@@ -33,13 +33,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from scoring.metrics.registry import REGISTRY
 from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 
 ERROR = "error"
 WARNING = "warning"
 
-#: Metrics that need line-aligned output; n/a for a document-level submission (d-BLEU still applies).
-SENTENCE_METRICS = ["bleu", "chrf", "ter", "comet"]
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 #: The longest line (segment) a file may hold. A longer one is an error, found as the file streams (the line is
@@ -1061,7 +1060,8 @@ def _validate_documents(checker: _Checker, entries: list[_Entry]) -> None:
             _check_document_file(checker, doc, e, lone_file=lone)
             out.flush(e.label)
     if checker.report.document_level:
-        checker.report.na_metrics = list(SENTENCE_METRICS)
+        # the metrics that need line-aligned output (d-BLEU still applies), from the registry
+        checker.report.na_metrics = [k for k, spec in REGISTRY.items() if spec.line_aligned]
 
 
 def _stem_document(base: str, exact: dict, folded: dict) -> str | None:

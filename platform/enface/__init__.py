@@ -197,7 +197,9 @@ def _register_template_helpers(app: Flask) -> None:
     from datetime import datetime
 
     @app.template_filter("dt")
-    def _dt(value: datetime | None) -> str:
+    def _dt(value: datetime | str | None) -> str:
+        if isinstance(value, str):   # an ISO time kept in a cached board (JSON)
+            value = datetime.fromisoformat(value)
         return value.strftime("%Y-%m-%d %H:%M UTC") if value else "—"
 
     @app.template_filter("score")

@@ -49,7 +49,6 @@ STATES = ("received", "validating", "invalid", "valid", "scoring", "scored", "fa
 PENDING_STATES = ("received", "validating", "valid", "scoring")
 #: States that give the slot and the quota back.
 RELEASING_STATES = ("invalid", "failed")
-METRICS = ("bleu", "chrf", "comet", "ter", "dbleu")
 
 
 def hash_secret(secret: str) -> str:
@@ -339,7 +338,7 @@ class Submission(Base):
     state: Mapped[str] = mapped_column(String(20), default="received")
     state_changed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     heartbeat_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    job: Mapped[str | None] = mapped_column(String(20))          # validate | score | comet: what the sweeper requeues
+    job: Mapped[str | None] = mapped_column(String(20))          # validate | score | gpu: what the sweeper requeues
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     progress: Mapped[float] = mapped_column(Float, default=0.0)
     document_level: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -456,3 +455,18 @@ class QuotaUsage(Base):
     testset_id: Mapped[int] = mapped_column(ForeignKey("testsets.id", ondelete="CASCADE"), primary_key=True)
     period: Mapped[str] = mapped_column(String(10), primary_key=True)
     used: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AutoRanking(Base):
+    """The automatic metrics' significance clusters of a test set's leaderboard (all-pairs paired bootstrap).
+
+    Computed by the ``rank`` job for one ``scores_version`` of the test set; the leaderboard
+    shows it while that version is current and queues the job again when it is not.
+    """
+
+    __tablename__ = "auto_rankings"
+
+    testset_id: Mapped[int] = mapped_column(ForeignKey("testsets.id", ondelete="CASCADE"), primary_key=True)
+    scores_version: Mapped[int] = mapped_column(Integer)
+    results: Mapped[dict] = mapped_column(JSON, default=dict)
+    computed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

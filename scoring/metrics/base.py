@@ -6,6 +6,10 @@ import math
 from dataclasses import asdict, dataclass, field
 
 
+class MetricUnavailable(RuntimeError):
+    """A metric cannot run here (no model, no GPU, a package missing): its score is n/a with this reason."""
+
+
 @dataclass
 class Score:
     """One corpus-level score. ``value`` is None when the metric is n/a; ``reason`` says why."""

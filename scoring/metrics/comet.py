@@ -51,7 +51,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .base import Score, library_versions
+from .base import MetricUnavailable, Score, library_versions
 
 ENV_VAR = "ENFACE_COMET_MODEL"
 DEFAULT_MODEL = "Unbabel/wmt22-comet-da"
@@ -68,7 +68,7 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 _ESTIMATE_CHUNK = 1024  # rows per call of the estimator head
 
 
-class CometUnavailable(RuntimeError):
+class CometUnavailable(MetricUnavailable):
     """COMET cannot run here: no model configured, model missing or unreadable, or comet not importable."""
 
 
@@ -523,3 +523,18 @@ def comet_score(
         return Score.not_available(METRIC, NAME, str(exc))
     scorer.progress = progress
     return scorer.score(sources, hypotheses, references)
+
+
+class _CometEngine:
+    """The registry's engine for "comet" (see :mod:`.registry`): COMET against the first reference."""
+
+    def __init__(self, model=None, batch_size: int = 16, device: str | None = None, **_other):
+        self.scorer = CometScorer(model, batch_size=batch_size, device=device)
+
+    def score_many(self, sources, systems, references) -> dict[str, Score]:
+        return self.scorer.score_many(sources, systems, references[0])
+
+
+def engine(**options) -> _CometEngine:
+    """The registry's factory for "comet"; raises CometUnavailable when COMET cannot run here."""
+    return _CometEngine(**options)

@@ -23,30 +23,33 @@ import multiprocessing as mp
 import os
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .base import Score, library_versions
+from .registry import REGISTRY, MetricSpec
 
 
-@dataclass(frozen=True)
-class SacrebleuMetric:
-    key: str            # registry name
-    display: str        # name shown in tables
-    factory: str        # sacrebleu class
-    document_level: bool = False
-    higher_is_better: bool = True
+class _SacrebleuSpecs(Mapping):
+    """The registry's sacrebleu metrics (``engine == "sacrebleu"``), read live: {key: MetricSpec}."""
+
+    def __getitem__(self, key: str) -> MetricSpec:
+        spec = REGISTRY[key]
+        if spec.engine != "sacrebleu":
+            raise KeyError(key)
+        return spec
+
+    def __iter__(self):
+        return (k for k, s in REGISTRY.items() if s.engine == "sacrebleu")
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-SACREBLEU_METRICS = {
-    "bleu": SacrebleuMetric("bleu", "BLEU", "BLEU"),
-    "chrf": SacrebleuMetric("chrf", "chrF2", "CHRF"),
-    "ter": SacrebleuMetric("ter", "TER", "TER", higher_is_better=False),
-    "dbleu": SacrebleuMetric("dbleu", "d-BLEU", "BLEU", document_level=True),
-}
+SACREBLEU_METRICS: Mapping[str, MetricSpec] = _SacrebleuSpecs()
 
 
 @lru_cache(maxsize=None)

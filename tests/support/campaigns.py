@@ -167,7 +167,7 @@ def build_world(app, tmp_path: Path, *, annotators: int = 4, docs=DOCS, outputs=
         return World(app=app, testset_id=ts.id, subs=subs, users=users)
 
 
-MQM_SETTINGS = ("attention_kind", "significance_unit", "words_per_second")
+MQM_SETTINGS = ("attention_kind", "significance_unit", "significance_test", "words_per_second")
 
 
 def new_campaign(world: World, *, annotators=("ann1@example.org", "ann2@example.org"), redundancy=2,
@@ -270,11 +270,24 @@ ONE_MINOR_STYLE_MARK = {"seg": 0, "start": 0, "end": 3, "category": "Style", "su
                         "severity": "Minor"}
 
 
-def annotate_all(world: World, campaign_id: int, marks=lambda email, n, a: (ONE_MINOR_STYLE_MARK,),
-                 annotators=("ann1@example.org", "ann2@example.org"), release: bool = False) -> None:
-    """Each annotator saves ``marks(email, n, assignment)`` (mark bodies; by default one minor Style
-    mark on segment 0) on their n-th item, reads and finishes every item; ``release``: then the
-    campaign is released."""
+def annotate_all(world: World, campaign_id: int, marks=None,
+                 annotators=("ann1@example.org", "ann2@example.org"), release: bool = False, *,
+                 errors_in=(), severity: str = "Critical") -> None:
+    """Each annotator saves ``marks(email, n, assignment)`` (mark bodies) on their n-th item, reads and
+    finishes every item; ``release``: then the campaign is released. Without ``marks``: the systems in
+    ``errors_in`` get an Accuracy error of ``severity`` per segment, or, with neither, every item gets one
+    minor Style mark on segment 0."""
+    if marks is None and errors_in:
+        bad = {world.subs[s] for s in errors_in}
+
+        def marks(_email, _n, a):
+            if a["submission_id"] not in bad:
+                return ()
+            return [{"seg": seg, "start": 0, "end": 3, "category": "Accuracy", "subcategory": "Addition",
+                     "severity": severity} for seg in range(a["segments"])]
+    elif marks is None:
+        def marks(_email, _n, _a):
+            return (ONE_MINOR_STYLE_MARK,)
     for email in annotators:
         c = world.client(email)
         for n, a in enumerate(assignments_of(world, campaign_id, email)):

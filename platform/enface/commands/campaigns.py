@@ -80,6 +80,9 @@ def list_():
 @click.option("--attention-kind", type=click.Choice(ATTENTION_KINDS), default="mixed")
 @click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
+@click.option("--significance-test", type=click.Choice(["wilcoxon", "ar"]), default="wilcoxon", show_default=True,
+              help="paired test of the official human ranking: Wilcoxon signed-rank (WMT) or approximate "
+                   "randomisation")
 @click.option("--words-per-second", type=float, default=20, show_default=True,
               help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
@@ -101,9 +104,9 @@ def list_():
 @click.option("--guidelines", "guidelines_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="reader: a text file shown to readers (default: the built-in guidelines)")
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
-           attention_kind, source_words, significance_unit, words_per_second, seed, instructions, protocol, versions,
-           readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase, guidelines_file, rubric,
-           hide_reference):
+           attention_kind, source_words, significance_unit, significance_test, words_per_second, seed, instructions,
+           protocol, versions, readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase,
+           guidelines_file, rubric, hide_reference):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
@@ -132,7 +135,7 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
             sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
             settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
                       "source_words": source_words, "significance_unit": significance_unit,
-                      "words_per_second": words_per_second}))
+                      "significance_test": significance_test, "words_per_second": words_per_second}))
         click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
@@ -269,10 +272,9 @@ def status(campaign_id, as_json):
             click.echo(f"  {p['rater']:8} {p['user'].email:30} {p['finished']}/{p['items']} items, "
                        f"{p['read']}/{p['segments']} segments, {p['marks']} marks, {svc.fmt_ms(p['time_ms'])}, "
                        f"attention {p['found']} found / {p['missed']} missed")
-        for g in (res or {}).get("groups", []):
-            click.echo(f"  {g['title']}")
-            for r in g["rows"]:
-                click.echo(f"    {r['rank_range']:>5}  {r['score']:7.2f}  {r['system']}")
+        ranking = (res or {}).get("ranking") or {"rows": []}
+        for r in ranking["rows"]:
+            click.echo(f"    {r['rank_range']:>5}  {r['score']:7.2f}  {r['system']}  ({r['kind']})")
     _run(go)
 
 

@@ -98,11 +98,11 @@ def wait_for(client: ApiClient, submission_id: int, timeout: float, show: bool =
 
 
 def print_result(sub: dict) -> int:
-    from ..models import METRICS
+    from scoring.metrics import REGISTRY
 
     if sub["state"] == "scored":
         click.echo(f"submission {sub['id']} scored ({sub['page']}):")
-        for key in METRICS:
+        for key in REGISTRY:
             s = sub["scores"].get(key)
             if s is None:
                 continue

@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 #: job -> (task name, queue). The tasks are defined in enface.jobs.tasks.
 QUEUES = {"validate": ("enface.validate_submission", "cpu"),
           "score": ("enface.score_submission", "cpu"),
-          "comet": ("enface.comet_submission", "gpu")}
+          "gpu": ("enface.gpu_metrics_submission", "gpu"),   # the registry's gpu-queue metrics (COMET)
+          "rank": ("enface.rank_testset", "cpu")}   # a test set's automatic clusters (takes a test set id)
 SWEEP_TASK = "enface.sweep"
 
 
@@ -116,7 +117,8 @@ def declare_queues(broker_url: str) -> None:
 
 
 def enqueue(job: str, submission_id: int) -> None:
-    """Queue a job for a submission: ``job`` is a key of :data:`QUEUES` (``validate``, ``score``, ``comet``).
+    """Queue a job for a submission: ``job`` is a key of :data:`QUEUES` (``validate``, ``score``, ``gpu``;
+    ``rank`` takes a test set's id instead).
 
     The task is found by its name in the app's Celery (``task_routes`` sends it
     to its queue); where this process has not registered the task, the message

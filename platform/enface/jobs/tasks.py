@@ -26,11 +26,18 @@ def score_submission(submission_id: int):
     return run_scoring(submission_id)
 
 
-@shared_task(name=QUEUES["comet"][0])
-def comet_submission(submission_id: int):
-    from ..services.pipeline import run_comet
+@shared_task(name=QUEUES["gpu"][0])
+def gpu_metrics_submission(submission_id: int):
+    from ..services.pipeline import run_gpu_metrics
 
-    return run_comet(submission_id)
+    return run_gpu_metrics(submission_id)
+
+
+@shared_task(name=QUEUES["rank"][0])
+def rank_testset(testset_id: int):
+    from ..services.auto_ranking import run
+
+    return run(testset_id)
 
 
 @shared_task(name=SWEEP_TASK)

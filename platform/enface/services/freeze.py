@@ -17,6 +17,7 @@ from ..models import TestSet, utcnow
 from . import ServiceError
 from . import leaderboard as lb
 from .accounts import check_text
+from .testsets import note_leaderboard_change
 
 MAX_LICENCE = 20000
 
@@ -29,6 +30,7 @@ def freeze(ts: TestSet) -> TestSet:
         ts.frozen_board = standings
         ts.frozen_at = utcnow()
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)
     db.session.refresh(ts)
     return ts
 
@@ -41,6 +43,7 @@ def unfreeze(ts: TestSet) -> TestSet:
         ts.frozen_board = None
         ts.frozen_at = None
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)
     db.session.refresh(ts)
     return ts
 

@@ -2,9 +2,10 @@
 
 ``get_leaderboard(testset_id)`` builds every row once per ``scores_version``
 of the test set (raised in the transaction that writes scores, withdraws a
-submission or switches the primary), so the cache is right in every web
-process without any message between them. Who sees which rows is decided
-afterwards by :func:`visible_leaderboard`.
+submission, switches the primary or releases a human evaluation) and version of
+its automatic clusters, so the cache is right in every web process without any
+message between them (CTFd's standings cache, keyed instead of cleared). Who
+sees which rows is decided afterwards by :func:`visible_leaderboard`.
 """
 
 from __future__ import annotations
@@ -13,47 +14,78 @@ import copy
 import csv
 import io
 import threading
+import time
 from collections import OrderedDict
 
 from flask import current_app
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session, selectinload
 
-from scoring.metrics import DISPLAY, HIGHER_IS_BETTER
+from scoring.metrics import REGISTRY
+from scoring.tables import csv_safe
 
 from ..extensions import db
-from ..models import METRICS, ScoreRow, Submission, TestSet, User
-from . import NotFound
+from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
+from . import NotFound, auto_ranking
 from .reasons import public_reason
+from .testsets import LEADERBOARD_CHANGES
 
-#: (metric, column title, higher is better) in the WMT 2023 literary task's order; directions are the library's.
-COLUMNS = [(key, {"chrf": "chrF"}.get(key, DISPLAY[key]), HIGHER_IS_BETTER[key]) for key in METRICS]
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
 
 _lock = threading.Lock()
-_cache: OrderedDict[tuple[int, bool], tuple[int, dict]] = OrderedDict()
+#: (testset id, frozen) -> (cache key, built at (monotonic), board)
+_cache: OrderedDict[tuple[int, bool], tuple[tuple, float, dict]] = OrderedDict()
 _CACHE_SIZE = 64
+#: a board whose automatic clusters are still being computed is rebuilt (and the job queued again) this often
+PENDING_TTL = 30.0
+#: how long a process trusts the versions it read (no query per request): another process's write shows up
+#: within this many seconds; this process's own writes at once (:func:`forget_versions`)
+VERSION_CHECK_SECONDS = 1.0
+_checked: dict[int, tuple[float, tuple[int, int | None]]] = {}
+
+
+def columns() -> list[dict]:
+    """The metric columns, from the registry (its order is the WMT 2023 literary task's)."""
+    return [{"key": k, "name": spec.title, "higher_is_better": spec.higher_is_better} for k, spec in REGISTRY.items()]
 
 
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
+        _checked.clear()
 
 
-def _build(ts: TestSet) -> dict:
+def forget_versions(testset_id: int | None = None) -> None:
+    """Called where scores_version is raised: this process reads the versions again on its next request."""
+    with _lock:
+        if testset_id is None:
+            _checked.clear()
+        else:
+            _checked.pop(testset_id, None)
+
+
+def _sort_metric(rows: list[dict], keys: list[str]) -> str:
+    """The automatic metric the board is ordered by: a learned (model) metric first, as WMT, else the first
+    sacrebleu one (BLEU; d-BLEU for document-level submissions) that some row has."""
+    preferred = sorted(keys, key=lambda k: REGISTRY[k].engine != "model")
+    return next((k for k in preferred if any(r["scores"][k]["score"] is not None for r in rows)), keys[0])
+
+
+def _build(ts: TestSet, auto: AutoRanking | None) -> dict:
     subs = db.session.scalars(
         select(Submission)
         .options(selectinload(Submission.scores.and_(ScoreRow.scope == "corpus")), selectinload(Submission.team))
-        .where(Submission.testset_id == ts.id, Submission.state == "scored", Submission.withdrawn_at.is_(None),
-               (Submission.slot.is_not(None)) | (Submission.label == "baseline"))).all()
+        .where(Submission.testset_id == ts.id, auto_ranking.on_leaderboard())).all()
+    cols = columns()
     rows = []
     signatures: dict[str, list[str]] = {}
     reasons: dict[str, str] = {}
     for sub in subs:
         scores = {}
         corpus = sub.corpus_scores()
-        for key, _name, _hib in COLUMNS:
+        for c in cols:
+            key = c["key"]
             s = corpus.get(key)
             scores[key] = {"score": s.value if s else None, "reason": (s.reason if s else "not computed"),
                            "signature": s.signature if s else None}
@@ -67,34 +99,37 @@ def _build(ts: TestSet) -> dict:
                      "system": sub.system_name, "label": sub.label, "constrained": sub.constrained,
                      "baseline": sub.label == "baseline", "group": sub.group, "document_level": sub.document_level,
                      "description": sub.description, "scores": scores})
-    sort_key = next((k for k in ("comet", "bleu", "dbleu") if any(r["scores"][k]["score"] is not None for r in rows)),
-                    "bleu")
+    keys = [c["key"] for c in cols]
+    sort_key = _sort_metric(rows, keys)
+    hib = {c["key"]: c["higher_is_better"] for c in cols}
     rows.sort(key=automatic_order(sort_key))
     for group, _title in GROUPS:
         members = [r for r in rows if r["group"] == group]
-        for key, _name, higher in COLUMNS:
+        for key in keys:
             values = [r["scores"][key]["score"] for r in members if r["scores"][key]["score"] is not None]
             if len(values) < 2:   # "best" means something only against another system
                 continue
-            best = max(values) if higher else min(values)
+            best = max(values) if hib[key] else min(values)
             for r in members:
                 r["scores"][key]["best"] = r["scores"][key]["score"] == best
         if group.startswith("primary") and members and members[0]["scores"][sort_key]["score"] is not None:
             members[0]["top"] = True
-    return {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
-            "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key,
-            "columns": [{"key": k, "name": n, "higher_is_better": h} for k, n, h in COLUMNS],
-            "signatures": signatures, "na_reasons": reasons, "rows": rows}
+    board = {"testset_id": ts.id, "testset": ts.name, "task": ts.task.name, "src_lang": ts.src_lang,
+             "tgt_lang": ts.tgt_lang, "sort_metric": sort_key, "order_by": sort_key, "columns": cols,
+             "signatures": signatures, "na_reasons": reasons, "rows": rows}
+    attach_auto_clusters(board, auto.results if auto is not None and auto.scores_version == ts.scores_version
+                         else None)
+    return board
 
 
 def automatic_standings(ts: TestSet) -> dict:
     """The board from the automatic scores alone (no human ranking attached): what a freeze keeps."""
-    return _build(ts)
+    return _build(ts, auto_ranking.stored(ts.id))
 
 
 def automatic_order(sort_key: str):
     """The sort key of rows by the automatic metric ``sort_key`` (best first; no score last; then by name)."""
-    higher = next(h for k, _n, h in COLUMNS if k == sort_key)
+    higher = REGISTRY[sort_key].higher_is_better
 
     def order(row):
         v = row["scores"][sort_key]["score"]
@@ -103,33 +138,114 @@ def automatic_order(sort_key: str):
     return order
 
 
-def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
-    """All rows of a test set's leaderboard (cached per scores_version).
+def attach_auto_clusters(board: dict, results: dict | None) -> dict:
+    """The automatic metrics' clusters (the ``rank`` job's results) on the board: per row and metric
+    ``rank_range`` and ``cluster``; ``board["auto"]``: the test, and per metric its ranking (best first)
+    with the p-value of every pair, or why there is none. ``results`` None: still being computed."""
+    if results is None:
+        board["auto"] = {"state": "pending", "metrics": {}}
+        return board
+    by_id = {r["submission_id"]: r for r in board["rows"]}
+    metrics = {}
+    for c in board["columns"]:
+        res = results.get("metrics", {}).get(c["key"])
+        if res is None or "rows" not in res:
+            metrics[c["key"]] = {"reason": (res or {}).get("reason", "not computed for this metric")}
+            continue
+        order = [sid for sid in res["order"] if sid in by_id]
+        for sid in order:
+            info = res["rows"][str(sid)]
+            by_id[sid]["scores"][c["key"]].update(rank_range=info["rank_range"], cluster=info["cluster"])
+        metrics[c["key"]] = {"order": order,
+                             "pairs": {f"{a}-{b}": [p, w] for a, b, p, w in res["pairs"]}}
+    board["auto"] = {"state": "ready", "test": results["test"], "n_samples": results["n_samples"],
+                     "seed": results["seed"], "alpha": results["alpha"], "metrics": metrics}
+    return board
 
-    ``frozen``: the automatic standings as of the freeze (:mod:`.freeze`), when the test
-    set is frozen, with the human rankings released since; else the live ones.
+
+def _versions(testset_id: int) -> tuple[int, int | None] | None:
+    """(scores_version, the automatic clusters' version) in one query; None: no such test set."""
+    row = db.session.execute(select(TestSet.scores_version, AutoRanking.scores_version)
+                             .outerjoin(AutoRanking, AutoRanking.testset_id == TestSet.id)
+                             .where(TestSet.id == testset_id)).first()
+    return None if row is None else (row[0], row[1])
+
+
+@event.listens_for(Session, "after_commit")
+def _forget_changed(session) -> None:
+    """A committed write that changed a leaderboard (:func:`.testsets.note_leaderboard_change`): read again."""
+    for testset_id in session.info.pop(LEADERBOARD_CHANGES, ()):
+        forget_versions(testset_id)
+
+
+@event.listens_for(Session, "after_rollback")
+def _drop_changed(session) -> None:
+    session.info.pop(LEADERBOARD_CHANGES, None)
+
+
+def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
+    """The versions, read from the database at most once per VERSION_CHECK_SECONDS per process."""
+    now = time.monotonic()
+    with _lock:
+        hit = _checked.get(testset_id)
+    if hit is not None and now - hit[0] < VERSION_CHECK_SECONDS:
+        return hit[1]
+    versions = _versions(testset_id)
+    if versions is not None:
+        with _lock:
+            _checked[testset_id] = (now, versions)
+    return versions
+
+
+def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
+    """All rows of a test set's leaderboard, cached until its scores, labels, releases or clusters change.
+
+    ``frozen``: the automatic standings as of the freeze (:mod:`.freeze`), when the test set is
+    frozen, with the human rankings released since; else the live ones.
+
+    The key is (scores_version, the clusters' version), read in one query per request:
+    ``scores_version`` is raised in the transaction that writes scores, withdraws a
+    submission, switches the primary or releases a human evaluation, so the cache is right
+    in every web process without any message between them: at once in the process that
+    wrote, within VERSION_CHECK_SECONDS in the others. When the automatic clusters are
+    not computed for the current version, the ``rank`` job is queued (at once in eager mode).
     """
-    ts = db.session.get(TestSet, testset_id)
-    if ts is None:
-        raise NotFound("test set")
-    frozen = frozen and ts.frozen_board is not None
-    key = (testset_id, frozen)
-    version = db.session.scalar(select(TestSet.scores_version).where(TestSet.id == testset_id))
     use_cache = current_app.config.get("LEADERBOARD_CACHE", True)
+    versions = _current_versions(testset_id) if use_cache else _versions(testset_id)
+    if versions is None:
+        raise NotFound("test set")
+    key = (testset_id, frozen)
     if use_cache:
         with _lock:
             hit = _cache.get(key)
-            if hit is not None and hit[0] == version:
-                _cache.move_to_end(key)
-                return hit[1]
-    board = copy.deepcopy(ts.frozen_board) if frozen else _build(ts)
-    board["frozen_at"] = ts.frozen_at.isoformat() if frozen and ts.frozen_at else None
+        if hit is not None and hit[0] == versions and (
+                hit[2]["auto"]["state"] == "ready" or time.monotonic() - hit[1] < PENDING_TTL):
+            with _lock:
+                if key in _cache:
+                    _cache.move_to_end(key)
+            return hit[2]
+    if versions[1] != versions[0]:
+        auto_ranking.request(testset_id)     # eager (tests, make demo without a broker): computed now
+        db.session.commit()                  # (nothing to write: ends the read snapshot, to see the job's row)
+        forget_versions(testset_id)
+        versions = _versions(testset_id)
+    ts = db.session.get(TestSet, testset_id)
+    if frozen and ts.frozen_board is not None:
+        board = copy.deepcopy(ts.frozen_board)
+        board.setdefault("auto", {"state": "hidden", "metrics": {}})   # frozen before clusters were kept
+        board["frozen_at"] = ts.frozen_at.isoformat() if ts.frozen_at else None
+    else:
+        board = _build(ts, auto_ranking.stored(testset_id))
+        board["frozen_at"] = None
+    board["testset_frozen_at"] = ts.frozen_at.isoformat() if ts.frozen_at else None
     for hook in _board_hooks:
         hook(board)
     board = order_by_human(board)   # before caching: the cached board is the ordered one
+    board["released"] = ts.released
+    board["fragments"] = {}   # the pages' rendered content for this board (enface.leaderboard.views)
     if use_cache:
         with _lock:
-            _cache[key] = (version, board)
+            _cache[key] = (versions, time.monotonic(), board)
             _cache.move_to_end(key)
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
@@ -139,10 +255,10 @@ def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
 def order_by_human(board: dict) -> dict:
     """The board ordered and highlighted by its released human ranking (``board["mqm"]``), if any.
 
-    Rows group by group (the page's groups in the WMT order), within each group the
-    systems the human evaluation ranked in that group by their rank (best first), then
-    the others in the automatic order. ``top`` marks the
-    systems of each primary group's first human cluster; a primary group the human
+    The human ranking ranks all systems together; the page keeps its groups (in the WMT
+    order), and within each group the systems the human evaluation ranked come by their
+    human rank (best first), then the others in the automatic order. ``top`` marks the
+    primary systems in the human ranking's first cluster; a primary group the human
     evaluation did not rank keeps its automatic highlight. ``order_by`` becomes
     ``"mqm"``; ``sort_metric`` stays the automatic metric and the per-metric ``best``
     marks are untouched. Without a released human ranking the board is returned as is.
@@ -154,7 +270,7 @@ def order_by_human(board: dict) -> dict:
 
     def ranked(row) -> dict | None:
         m = row.get("mqm")
-        if m and m.get("score") is not None and m.get("rank") is not None and m.get("group") == row["group"]:
+        if m and m.get("score") is not None and m.get("rank") is not None:
             return m
         return None
 
@@ -195,36 +311,34 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     Released: everyone sees every row. Before release: organizers see every
     row, a team sees only its own rows, and anyone else gets NotFound.
     """
-    ts = db.session.get(TestSet, testset_id)
-    if ts is None:
-        raise NotFound("test set")
     authed = user is not None and getattr(user, "is_authenticated", False)
-    # Organizers see the live standings; everyone else the frozen ones once the organizers froze them.
-    board = get_leaderboard(testset_id, frozen=not (authed and user.is_organizer))
-    if ts.released or (authed and user.is_organizer):
-        rows, scope = board["rows"], "all"
-    elif authed and user.team_id is not None:
-        rows, scope = [r for r in board["rows"] if r["team_id"] == user.team_id], "team"
-    else:
-        raise NotFound("leaderboard (not released yet)")
-    out = dict(board)
-    out["rows"] = rows
-    out["released"] = ts.released
-    out["scope"] = scope
-    if not (authed and user.is_organizer):
-        # the n/a reasons without the operator's instructions (how to configure COMET, server paths)
-        out["na_reasons"] = {k: public_reason(v) for k, v in board["na_reasons"].items()}
-        out["rows"] = [_public_reasons(r) for r in out["rows"]]
-    if scope == "team":
-        # Best-in-group marks and human rankings compare with other teams: not shown before release.
+    if authed and user.is_organizer:
+        return get_leaderboard(testset_id) | {"scope": "all", "viewer": "organizer"}
+    board = _public_view(get_leaderboard(testset_id, frozen=True))
+    if board["released"]:
+        return board | {"scope": "all"}
+    if authed and user.team_id is not None:
+        # Best-in-group marks, clusters and human rankings compare with other teams: not shown before release.
         human = board.get("human_keys", [])
-        out["rows"] = sorted((_without_marks(r, human) for r in rows), key=automatic_order(board["sort_metric"]))
-        for key in human:
-            out[key] = None
-        out["human_keys"] = []
-        out["order_by"] = board["sort_metric"]
-        out["order_unranked_groups"] = []
-    return out
+        rows = sorted((_without_marks(r, human) for r in board["rows"] if r["team_id"] == user.team_id),
+                      key=automatic_order(board["sort_metric"]))
+        return board | {"rows": rows, "scope": "team", "auto": {"state": "hidden", "metrics": {}},
+                        **{key: None for key in human}, "human_keys": [], "order_by": board["sort_metric"],
+                        "order_unranked_groups": []}
+    raise NotFound("leaderboard (not released yet)")
+
+
+def _public_view(board: dict) -> dict:
+    """The board without the operator's instructions in its n/a reasons (how to configure COMET, server
+    paths); made once per cached board, with its own rendered fragments."""
+    view = board.get("public_view")
+    if view is None:
+        view = board | {"na_reasons": {k: public_reason(v) for k, v in board["na_reasons"].items()},
+                        "rows": [_public_reasons(r) for r in board["rows"]], "viewer": "public",
+                        "fragments": {}}
+        view.pop("public_view", None)
+        board["public_view"] = view
+    return view
 
 
 def _public_reasons(row: dict) -> dict:
@@ -238,7 +352,8 @@ def _without_marks(row: dict, human_keys=()) -> dict:
     row.pop("top", None)
     for key in human_keys:
         row[key] = None
-    row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk != "best"} for k, v in row["scores"].items()}
+    row["scores"] = {k: {kk: vv for kk, vv in v.items() if kk not in ("best", "rank_range", "cluster")}
+                     for k, v in row["scores"].items()}
     return row
 
 
@@ -281,7 +396,7 @@ def to_csv(board: dict) -> str:
                      *[c["name"] for c in board["columns"]], *([h for h, _f in MQM_CSV_COLUMNS] if mqm else [])])
     for group in grouped(board):
         for r in group["rows"]:
-            cells = [r["group"], _csv_safe(r["team"]), _csv_safe(r["system"]), r["label"],
+            cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
             if mqm:   # empty cells for a system outside the human evaluation
@@ -307,11 +422,6 @@ def signatures_csv(board: dict) -> str:
     return out.getvalue()
 
 
-def _csv_safe(text: str) -> str:
-    """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 _board_hooks: list = []
 
 
@@ -322,3 +432,24 @@ def add_board_hook(hook) -> None:
     """
     if hook not in _board_hooks:
         _board_hooks.append(hook)
+
+
+def cluster_panels(board: dict) -> list[dict]:
+    """Per metric with clusters: its ranking best first (system, score, rank range, a line above a new
+    cluster), for the page's "Significance clusters" section (all rows only: clusters compare teams)."""
+    if board.get("scope") != "all":
+        return []
+    by_id = {r["submission_id"]: r for r in board["rows"]}
+    out = []
+    for c in board["columns"]:
+        auto = board["auto"]["metrics"].get(c["key"], {})
+        if "order" not in auto:
+            continue
+        rows, prev = [], None
+        for sid in auto["order"]:
+            s = by_id[sid]["scores"][c["key"]]
+            rows.append({"system": by_id[sid]["system"], "group": by_id[sid]["group"], "score": s["score"],
+                         "rank_range": s.get("rank_range"), "break": prev is not None and s.get("cluster") != prev})
+            prev = s.get("cluster")
+        out.append({"key": c["key"], "name": c["name"], "higher_is_better": c["higher_is_better"], "rows": rows})
+    return out

@@ -1,4 +1,4 @@
-"""What the jobs do: validate an upload, score it, add COMET, and sweep up after dead workers.
+"""What the jobs do: validate an upload, score it, add the gpu metrics (COMET), and sweep up after dead workers.
 
 Each step moves the submission through the state machine with a
 compare-and-set (:func:`submissions.transition`), so a duplicate or
@@ -18,7 +18,7 @@ from flask import current_app
 from sqlalchemy import insert, select, update
 
 from scoring import Scorer
-from scoring.metrics.sacrebleu_metrics import SACREBLEU_METRICS
+from scoring.metrics import registry
 from scoring.testset import output_from_files
 from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
@@ -31,7 +31,25 @@ from .uploads import UploadError, blob_path, read_zip_members, zip_limits
 
 log = logging.getLogger(__name__)
 
-CPU_METRICS = list(SACREBLEU_METRICS)   # bleu, chrf, ter, dbleu: computed by this job
+#: The job that computes the registry's metrics of the "gpu" queue (COMET, ...), when a model is configured.
+GPU_JOB = "gpu"
+#: its name before the registry: a submission stored mid-job under it is still picked up
+LEGACY_GPU_JOB = "comet"
+
+
+def cpu_metrics() -> list[str]:
+    """The metrics the scoring job computes (BLEU, chrF, TER, d-BLEU), from the registry."""
+    return registry.keys(queue="cpu")
+
+
+def gpu_metrics() -> list[str]:
+    """The metrics of the gpu queue (COMET), from the registry."""
+    return registry.keys(queue="gpu")
+
+
+def _gpu_job_wanted() -> bool:
+    # Without a configured model, the gpu-queue metrics are computed (as n/a, saying why) in the scoring job.
+    return bool(current_app.config.get("COMET_MODEL"))
 
 
 # --------------------------------------------------------------------------- validation
@@ -111,7 +129,7 @@ _scorers_lock = threading.Lock()
 SCORERS_KEPT = 8
 
 
-def _scorer(ts_row: TestSet, metrics: list[str]) -> Scorer:
+def scorer_for(ts_row: TestSet, metrics: list[str]) -> Scorer:
     """One Scorer per test set and metric list per process: reference statistics are computed once."""
     cfg = current_app.config
     key = (ts_row.id, ts_row.fingerprint, tuple(metrics), cfg.get("COMET_MODEL"))
@@ -127,7 +145,7 @@ def _scorer(ts_row: TestSet, metrics: list[str]) -> Scorer:
         return scorer
 
 
-def _output_by_document(sub: Submission) -> dict[str, list[str]]:
+def output_by_document(sub: Submission) -> dict[str, list[str]]:
     rows = db.session.execute(select(Document.name, OutputSegment.text)
                               .join(OutputSegment, OutputSegment.document_id == Document.id)
                               .where(OutputSegment.submission_id == sub.id)
@@ -181,7 +199,8 @@ def _store_scores(session, sub_id: int, scores, documents: dict[str, list] | Non
                              signature=score.signature, versions=score.versions or {}, reason=score.reason,
                              details=_jsonable(score.details)))
         if score.segments is not None:
-            session.add(ScoreRow(submission_id=sub_id, metric=key, scope="document" if key == "dbleu" else "segment",
+            session.add(ScoreRow(submission_id=sub_id, metric=key,
+                                 scope="document" if registry.spec(key).document_level else "segment",
                                  name=score.name, value=None, values=[float(v) for v in score.segments],
                                  higher_is_better=score.higher_is_better, signature=score.signature,
                                  versions=score.versions or {}))
@@ -198,70 +217,78 @@ def _jsonable(value):
 
 
 def run_scoring(submission_id: int) -> str | None:
-    """valid → scoring → scored (BLEU, chrF, TER, d-BLEU here; COMET here as n/a or on the gpu queue)."""
+    """valid → scoring → scored (the cpu-queue metrics here; the gpu-queue ones here as n/a, or in their job)."""
     session = db.session
+    names = " ".join(registry.spec(k).display for k in cpu_metrics())
     with db.write():
-        ok = transition(session, submission_id, "scoring", "scoring BLEU, chrF, TER and d-BLEU",
+        ok = transition(session, submission_id, "scoring", f"scoring {names}",
                         from_states=("valid",), job="score", progress=0.0, attempts=Submission.attempts + 1)
     if not ok:
         return None
     sub = session.get(Submission, submission_id, populate_existing=True)
-    comet_here = not current_app.config.get("COMET_MODEL")
+    gpu_metrics_here = not _gpu_job_wanted() or not gpu_metrics()
     try:
-        metrics = CPU_METRICS + (["comet"] if comet_here else [])
-        scorer = _scorer(sub.testset, metrics)
-        scorer.progress = _Progress(sub.id, 0.0, 1.0 if comet_here else 0.8)
+        metrics = cpu_metrics() + (gpu_metrics() if gpu_metrics_here else [])
+        scorer = scorer_for(sub.testset, metrics)
+        scorer.progress = _Progress(sub.id, 0.0, 1.0 if gpu_metrics_here else 0.8)
         try:
-            result = scorer.score(_output_by_document(sub), name=f"submission-{sub.id}",
+            result = scorer.score(output_by_document(sub), name=f"submission-{sub.id}",
                                   document_level=sub.document_level)
         finally:
             scorer.progress = None
         with db.write():
             _store_scores(session, sub.id, result.scores, scorer.document_scores(result))
             bump_scores_version(session, sub.testset_id)
-            if comet_here:
+            if gpu_metrics_here:
                 transition(session, sub.id, "scored", _summary(result.scores), from_states=("scoring",),
                            job=None, progress=1.0)
             else:
                 session.execute(update(Submission).where(Submission.id == sub.id)
-                                .values(job="comet", progress=0.8, heartbeat_at=utcnow()))
-                note(session, sub.id, _summary(result.scores) + "; COMET queued on the gpu queue")
+                                .values(job=GPU_JOB, progress=0.8, heartbeat_at=utcnow()))
+                note(session, sub.id, _summary(result.scores) + f"; {_names(gpu_metrics())} queued on the gpu queue")
     except Exception as exc:
         log.exception("scoring of submission %s failed", submission_id)
         with db.write():
             transition(session, submission_id, "failed", f"scoring failed: {type(exc).__name__}: {exc}; an "
                        "organizer can re-score it", from_states=("scoring",), job=None)
         return "failed"
-    if comet_here:
+    if gpu_metrics_here:
         return "scored"
-    job_queue.enqueue("comet", sub.id)
+    job_queue.enqueue(GPU_JOB, sub.id)
     return "scoring"
 
 
-def run_comet(submission_id: int) -> str | None:
-    """COMET for a submission in ``scoring`` whose job is ``comet``; a COMET failure is n/a, never a failure."""
+def _names(keys: list[str]) -> str:
+    return ", ".join(registry.spec(k).display for k in keys)
+
+
+def run_gpu_metrics(submission_id: int) -> str | None:
+    """The gpu-queue metrics (COMET) of a submission in ``scoring`` whose job is ``gpu``; a failure is n/a."""
     from scoring.metrics.base import Score
 
     session = db.session
     sub = session.get(Submission, submission_id)
-    if sub is None or sub.state != "scoring" or sub.job != "comet":
+    if sub is None or sub.state != "scoring" or sub.job not in (GPU_JOB, LEGACY_GPU_JOB):
         return None
+    keys = gpu_metrics()
     with db.write():
         session.execute(update(Submission).where(Submission.id == sub.id).values(heartbeat_at=utcnow(),
                                                                                   attempts=Submission.attempts + 1))
-        note(session, sub.id, "computing COMET")
+        note(session, sub.id, f"computing {_names(keys)}")
     try:
-        scorer = _scorer(sub.testset, ["comet"])
+        scorer = scorer_for(sub.testset, keys)
         scorer.progress = _Progress(sub.id, 0.8, 0.2)
         try:
-            result = scorer.score(_output_by_document(sub), name=f"submission-{sub.id}",
+            result = scorer.score(output_by_document(sub), name=f"submission-{sub.id}",
                                   document_level=sub.document_level)
         finally:
             scorer.progress = None
         scores = result.scores
     except Exception as exc:
-        log.exception("COMET for submission %s failed", submission_id)
-        scores = {"comet": Score.not_available("comet", "COMET", f"COMET failed: {type(exc).__name__}: {exc}")}
+        log.exception("%s for submission %s failed", _names(keys), submission_id)
+        scores = {k: Score.not_available(k, registry.spec(k).display,
+                                         f"{registry.spec(k).display} failed: {type(exc).__name__}: {exc}",
+                                         higher_is_better=registry.spec(k).higher_is_better) for k in keys}
     with db.write():
         _store_scores(session, sub.id, scores)
         bump_scores_version(session, sub.testset_id)
@@ -305,14 +332,14 @@ def sweep(stuck_after: int | None = None, now=None) -> list[tuple[int, str]]:
                 ok = transition(session, sub.id, "received", f"requeued: the worker stopped ({why})",
                                 from_states=("validating",), job="validate")
                 job = "validate"
-            elif sub.state == "scoring" and sub.job == "comet":
+            elif sub.state == "scoring" and sub.job in (GPU_JOB, LEGACY_GPU_JOB):
                 n = session.execute(update(Submission).where(Submission.id == sub.id, Submission.state == "scoring",
                                                              Submission.heartbeat_at < cutoff)
                                     .values(heartbeat_at=utcnow())).rowcount
                 ok = n == 1
                 if ok:
-                    note(session, sub.id, f"COMET requeued ({why})")
-                job = "comet"
+                    note(session, sub.id, f"{_names(gpu_metrics())} requeued ({why})")
+                job = GPU_JOB
             elif sub.state == "scoring":
                 ok = transition(session, sub.id, "valid", f"requeued: the worker stopped ({why})",
                                 from_states=("scoring",), job="score")

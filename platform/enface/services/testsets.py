@@ -160,6 +160,7 @@ def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetim
         if description is not None:
             ts.description = check_text(description, "description", max_len=5000, required=False, multiline=True)
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)
     db.session.refresh(ts)
     return ts
 
@@ -170,9 +171,20 @@ def _aware(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
 
 
+#: the session.info key under which a write transaction lists the test sets whose leaderboard it changed
+LEADERBOARD_CHANGES = "leaderboard_changes"
+
+
 def bump_scores_version(session, testset_id: int) -> None:
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
+    note_leaderboard_change(session, testset_id)
+
+
+def note_leaderboard_change(session, testset_id: int) -> None:
+    """Marks the session: once it commits, this process's leaderboard reads the test set's versions again
+    at once (the listener is in :mod:`.leaderboard`; other processes see it within a second)."""
+    session.info.setdefault(LEADERBOARD_CHANGES, set()).add(testset_id)
 
 
 def document_counts(ts: TestSet) -> list[dict]:

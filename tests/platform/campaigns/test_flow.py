@@ -160,9 +160,8 @@ def test_release_puts_mqm_on_the_leaderboard(world):
         assert board["mqm"]["campaign"]["id"] == cid
         by_sub = board["mqm"]["by_submission"]
         assert set(by_sub) == {world.subs[s] for s in ("zephyr-mt", "quokka-nmt", "walrus-baseline")}
-        for group in snap["groups"]:
-            for row in group["rows"]:
-                assert by_sub[row["submission_id"]]["score"] == row["score"]
+        for row in snap["ranking"]["rows"]:
+            assert by_sub[row["submission_id"]]["score"] == row["score"]
         assert svc.get_campaign(cid).state == "released"
         svc.withdraw_release(svc.get_campaign(cid))
         assert svc.released_campaign(world.testset_id) is None
@@ -202,7 +201,7 @@ def test_order_puts_systems_without_a_score_last(app, tmp_path, monkeypatch):
         assert res["systems"]["aardvark-mt"]["score"] is None
         assert res["systems"]["zebra-mt"]["score"] == 0.0          # 25 penalty points for 2 words
         assert res["order"] == ["zebra-mt", "aardvark-mt"]
-        assert [r["system"] for g in res["groups"] for r in g["rows"]] == ["zebra-mt"]
+        assert [r["system"] for r in res["ranking"]["rows"]] == ["zebra-mt"]
         # the same with a scheme where lower is better (None counted as 0 used to rank first)
         lower = dataclasses.replace(mqm.load_scheme("wmt23-literary"), higher_is_better=False)
         from enface.protocols.mqm.services import results as mqm_results

@@ -167,8 +167,8 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     client = app.test_client()
     sid = upload(client, ts, token).get_json()["id"]
     sub = get(client, token, sid)
-    assert sent == ["validate", "comet"]
-    assert queue.QUEUES["comet"][1] == "gpu"
+    assert sent == ["validate", "gpu"]
+    assert queue.QUEUES["gpu"][1] == "gpu"
     assert sub["state"] == "scored"
     # the team reads that COMET is unavailable; how to configure it (and the path tried) is for organizers
     assert sub["scores"]["comet"]["score"] is None and "COMET is not available" in sub["scores"]["comet"]["reason"]
@@ -207,7 +207,7 @@ def test_scoring_failure_is_visible_and_frees_the_slot(app, world, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(pipeline, "_scorer", boom)
+    monkeypatch.setattr(pipeline, "scorer_for", boom)
     sid = upload(client, ts, token).get_json()["id"]
     sub = get(client, token, sid)
     assert sub["state"] == "failed" and "disk on fire" in sub["timeline"][-1]["message"]
@@ -392,10 +392,10 @@ def test_the_worker_keeps_the_most_recently_used_scorers(app, world, monkeypatch
     ids = [world.testset(task=f"Task {i}") for i in range(3)]
     with app.app_context():
         rows = [db.session.get(TestSet, i) for i in ids]
-        first = pipeline._scorer(rows[0], ["bleu"])
-        pipeline._scorer(rows[1], ["bleu"])
-        assert pipeline._scorer(rows[0], ["bleu"]) is first    # reused, and now the most recent
-        pipeline._scorer(rows[2], ["bleu"])
+        first = pipeline.scorer_for(rows[0], ["bleu"])
+        pipeline.scorer_for(rows[1], ["bleu"])
+        assert pipeline.scorer_for(rows[0], ["bleu"]) is first    # reused, and now the most recent
+        pipeline.scorer_for(rows[2], ["bleu"])
         assert [key[0] for key in pipeline._scorers] == [ids[0], ids[2]]
 
 

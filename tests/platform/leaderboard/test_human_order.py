@@ -6,15 +6,7 @@ import csv
 import io
 import re
 
-from tests.support.campaigns import (
-    SYSTEMS,
-    assignments_of,
-    build_world,
-    finish,
-    new_campaign,
-    put_mark,
-    read_all,
-)
+from tests.support.campaigns import SYSTEMS, annotate_all, build_world, new_campaign
 
 # A second constrained primary: by BLEU zephyr-mt leads, by MQM lynx-mt does (zephyr-mt gets an error per segment).
 WORLD_SYSTEMS = {**SYSTEMS, "lynx-mt": ("Cedar", "primary", True)}
@@ -33,17 +25,7 @@ def _add_bleu(world) -> None:
 
 def _annotate(world) -> int:
     cid = new_campaign(world, systems=["zephyr-mt", "lynx-mt", "quokka-nmt", "walrus-baseline"], redundancy=1)
-    bad = world.subs["zephyr-mt"]
-    for email in ("ann1@example.org", "ann2@example.org"):
-        c = world.client(email)
-        for a in assignments_of(world, cid, email):
-            if a["submission_id"] == bad:
-                for seg in range(a["segments"]):
-                    r, _ = put_mark(c, a["public_id"], {"seg": seg, "start": 0, "end": 3, "category": "Accuracy",
-                                                        "subcategory": "Addition", "severity": "Critical"})
-                    assert r.status_code == 200, r.get_json()
-            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-            assert finish(c, a["public_id"]).status_code == 200
+    annotate_all(world, cid, errors_in=["zephyr-mt"])
     return cid
 
 
@@ -89,7 +71,10 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     html, order, top = _page(org, ts)
     body, table = _downloads(org, ts)
     human = {r["system"]: r["mqm"] for r in body["rows"]}
-    assert human["lynx-mt"]["rank"] == 1 and human["zephyr-mt"]["rank"] == 2
+    # one ranking across the groups: the three error-free systems share the top cluster, zephyr-mt is last
+    assert human["zephyr-mt"]["rank"] == 4 and human["zephyr-mt"]["rank_range"] == "4"
+    assert {s for s, m in human.items() if m and m["cluster"] == 1} == {"lynx-mt", "quokka-nmt", "walrus-baseline"}
+    assert human["lynx-mt"]["rank_range"] == "1–3" and human["walrus-baseline"]["kind"] == "baseline"
     # the human order on the page, in the JSON and in the CSV
     assert order["primary-constrained"] == ["lynx-mt", "zephyr-mt"]
     assert _constrained(body["rows"]) == ["lynx-mt", "zephyr-mt"] == _constrained(table)
@@ -102,7 +87,8 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     expected_top = {s for s, m in human.items() if m and m["cluster"] == 1 and m["group"].startswith("primary")}
     assert "lynx-mt" in expected_top and set(top) == expected_top
     assert human["zephyr-mt"]["cluster"] == 2 and "zephyr-mt" not in top   # an error in every segment: significant
-    assert "Ordered by the official human ranking (MQM, campaign Tales MQM); highlighted: the top cluster" in html
+    assert "Ordered by the official human ranking (MQM, campaign Tales MQM); highlighted: the primary systems in its top cluster" in html
+    assert html.count('<tr class="kind-') == 4 and "Human reference" not in html   # the ranking's table: all four
     assert body["order_by"] == "mqm" and body["sort_metric"] == "bleu"   # the automatic metric is kept
     # the per-metric best marks stay per metric: BLEU's best in the group is still zephyr-mt
     zephyr = re.search(r'zephyr-mt</a>.*?</tr>', html, re.S).group(0)

@@ -163,7 +163,7 @@ def test_cache_is_used_until_scores_change(client, board, monkeypatch):
 
     calls = []
     real = leaderboard._build
-    monkeypatch.setattr(leaderboard, "_build", lambda t: calls.append(1) or real(t))
+    monkeypatch.setattr(leaderboard, "_build", lambda *args: calls.append(1) or real(*args))
     for _ in range(3):
         client.get(f"/api/v1/testsets/{ts}/leaderboard")
         client.get(f"/leaderboard/{ts}")

@@ -7,6 +7,8 @@ from typing import Any
 
 import mqm
 from mqm.words import MODES as WORD_MODES
+from scoring.human_ranking import DEFAULT_TEST
+from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
 from ...campaigns import logic, reading
 from ...campaigns.models import Assignment, Campaign, Item
@@ -20,7 +22,7 @@ from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
 
 DEFAULTS = {"scheme": mqm.DEFAULT_SCHEME, "attention_share": 0.1, "attention_kind": "mixed",
-            "source_words": "auto", "significance_unit": "segment",
+            "source_words": "auto", "significance_unit": "segment", "significance_test": DEFAULT_TEST,
             "words_per_second": reading.DEFAULT_WORDS_PER_SECOND}
 
 
@@ -51,6 +53,9 @@ class MQMProtocol(Protocol):
         if out["significance_unit"] not in SIGNIFICANCE_UNITS:
             raise bad("invalid_field", f"significance unit must be one of {', '.join(SIGNIFICANCE_UNITS)}",
                       field="significance_unit")
+        if out["significance_test"] not in SIGNIFICANCE_TESTS:
+            raise bad("invalid_field", f"significance test must be one of {', '.join(SIGNIFICANCE_TESTS)}",
+                      field="significance_test")
         out["words_per_second"] = number(out["words_per_second"], "reading speed (words per second)", 0.5, 1000)
         unknown = sorted(set(out) - set(DEFAULTS))
         if unknown:
@@ -65,6 +70,7 @@ class MQMProtocol(Protocol):
         return [("Scheme", s.get("scheme", "")), ("Attention checks", f"{s.get('attention_share', 0):.0%} "
                 f"({s.get('attention_kind', '')})"), ("Source words", s.get("source_words", "")),
                 ("Significance unit", s.get("significance_unit", "")),
+                ("Significance test", SIGNIFICANCE_TESTS.get(s.get("significance_test", DEFAULT_TEST), "")),
                 ("Minimum reading time", f"{s.get('words_per_second', DEFAULTS['words_per_second']):g} words/s")]
 
     @property
@@ -80,7 +86,8 @@ class MQMProtocol(Protocol):
         return {"name": f"{testset.name} MQM", "scheme": mqm.DEFAULT_SCHEME, "redundancy": "2",
                 "strategy": "redundancy", "docs_mode": "sample", "sample_docs": str(min(5, len(docs))),
                 "sample_words": "2200", "ranges": "", "attention_share": "10%", "attention_kind": "mixed",
-                "source_words": "auto", "significance_unit": "segment", "instructions": "", "seed": "",
+                "source_words": "auto", "significance_unit": "segment", "significance_test": DEFAULT_TEST,
+                "instructions": "", "seed": "",
                 "words_per_second": str(DEFAULTS["words_per_second"]),
                 "systems": [s.id for s in submissions if default_selected(s)]}
 
@@ -101,7 +108,8 @@ class MQMProtocol(Protocol):
         doc_rows, words_method = svc.document_words(testset, form["source_words"])
         return {"docs": doc_rows, "words_method": words_method,
                 "schemes": [(name, svc.get_scheme(name).title) for name in mqm.available_schemes()],
-                "attention_kinds": ATTENTION_KINDS, "word_modes": WORD_MODES, "units": SIGNIFICANCE_UNITS}
+                "attention_kinds": ATTENTION_KINDS, "word_modes": WORD_MODES, "units": SIGNIFICANCE_UNITS,
+                "significance_tests": SIGNIFICANCE_TESTS}
 
     def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
         doc = args.get("doc") or None

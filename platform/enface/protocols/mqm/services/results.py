@@ -14,14 +14,11 @@ import mqm
 from mqm.agreement import segment_alpha as mqm_segment_alpha
 from mqm.scores import grouped as mqm_grouped
 from mqm.scores import ranked as mqm_ranked
-from scoring.ranking import cluster_rank_ranges, format_range
 
 from ....campaigns import reading
 from ....campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
-from ....campaigns.services import (
-    GROUPS,
-    system_labels,
-)
+from ....campaigns.services import system_labels
+from ....campaigns.services.ranking import official_ranking
 from ....extensions import db
 from ....models import TestSet
 from ....services.testsets import scoring_testset
@@ -156,7 +153,8 @@ def compute_results(campaign: Campaign, *, doc: str | None = None, rows: Campaig
     subs = {cs.submission_id: cs.submission for cs in campaign.systems}
     label_to_sub = {labels[sid]: sid for sid in labels}
     out: dict[str, Any] = {"scheme": scheme.name, "higher_is_better": hib,
-                           "unit": significance_unit(campaign), "doc": doc, "systems": {}, "order": [], "groups": [], "agreement": None, "errors": {},
+                           "unit": significance_unit(campaign), "doc": doc, "systems": {}, "order": [],
+                           "ranking": None, "agreement": None, "errors": {},
                            "raters": data.raters, "attention": data.attention_summary()}
     if not data.errors and not data.no_errors:
         out["source_words_method"] = words.method
@@ -171,37 +169,12 @@ def compute_results(campaign: Campaign, *, doc: str | None = None, rows: Campaig
                                   "source_words": row["source_words"], "errors": row["errors"],
                                   "group": sub.group if sub else "contrastive",
                                   "team": sub.owner_name if sub else "", "constrained": sub.constrained if sub else True}
-    # each group's systems best first, those without a score last; the order of the table is group by group
-    members_of = {key: {s: r for s, r in scores.items() if out["systems"][s]["group"] == key} for key, _t in GROUPS}
-    ranked = {key: mqm_ranked(members, hib) for key, members in members_of.items()}
-    others = {s: r for s, r in scores.items() if out["systems"][s]["group"] not in members_of}
-    out["order"] = [s for key in ranked for s in ranked[key]] + mqm_ranked(others, hib)
+    # all systems best first, those without a score last
+    out["order"] = mqm_ranked(scores, hib)
     unit = significance_unit(campaign)
-    units = None
-    for key, title in GROUPS:
-        members = members_of[key]
-        if not members:
-            continue
-        order = [s for s in ranked[key] if members[s]["score"] is not None]
-        pairs = []
-        if len(order) > 1:
-            if units is None:
-                units = mqm.unit_scores(prepared, unit)
-            pairs = mqm.wilcoxon_pairs(units, scheme, unit=unit, systems=order)
-        clusters = mqm.clusters(order, pairs) if order else []
-        spans = cluster_rank_ranges(clusters)   # the positions each cluster spans ("rank_range" on the page)
-        rows_out, position = [], 0
-        for c_index, cluster in enumerate(clusters, 1):
-            for system in cluster:
-                position += 1
-                rows_out.append({"system": system, "rank": position, "cluster": c_index,
-                                 "rank_range": format_range(*spans[system]),
-                                 "score": members[system]["score"], "submission_id": label_to_sub.get(system),
-                                 "team": out["systems"][system]["team"],
-                                 "constrained": out["systems"][system]["constrained"]})
-        out["groups"].append({"key": key, "title": title, "rows": rows_out, "unit": unit,
-                              "pairs": [{k: (_round(v) if isinstance(v, float) else v) for k, v in p.items()}
-                                        for p in pairs]})
+    out["ranking"] = official_ranking(campaign, mqm.unit_scores(prepared, unit),
+                                      scores={s: r["score"] for s, r in scores.items()}, higher_is_better=hib,
+                                      unit=unit, name="MQM")
     by_rater = mqm_grouped(prepared, "rater")
     out["by_rater"] = {s: {r: row["score"] for r, row in raters.items()} for s, raters in by_rater.items()}
     if with_agreement and len(data.raters) >= 2:
@@ -284,9 +257,30 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
 def leaderboard_mqm(camp: Campaign) -> dict | None:
     """The official human ranking of a released campaign, for its test set's leaderboard.
 
-    ``{"campaign": {...}, "higher_is_better", "by_submission": {id: {score, rank, rank_range, cluster}},
-    "groups": [{key, title, rows}]}``.
+    ``{"campaign": {...}, "higher_is_better", "by_submission": {id: {score, rank, rank_range, cluster, kind}},
+    "ranking": official_ranking(...)}``: all systems ranked together. A snapshot released before the
+    cross-group ranking existed keeps what it showed then (:func:`_legacy_leaderboard`: rankings within
+    each group, no ``ranking``) until the campaign is released again.
     """
+    res = camp.results
+    ranking = res.get("ranking")
+    if not ranking:
+        return _legacy_leaderboard(camp)
+    by_sub = {int(r["submission_id"]): {"score": r["score"], "rank": r["rank"], "rank_range": r["rank_range"],
+                                        "cluster": r["cluster"], "kind": r["kind"], "group": r["kind"]}
+              for r in ranking["rows"] if r.get("submission_id") is not None}
+    return {"campaign": _campaign_info(camp), "higher_is_better": res.get("higher_is_better", True),
+            "source_words_method": res.get("source_words_method"), "unit": significance_unit(camp),
+            "by_submission": by_sub, "ranking": ranking}
+
+
+def _campaign_info(camp: Campaign) -> dict:
+    return {"id": camp.id, "name": camp.name, "scheme": scheme_name(camp),
+            "released_at": camp.released_at.isoformat() if camp.released_at else None}
+
+
+def _legacy_leaderboard(camp: Campaign) -> dict:
+    """A snapshot of the per-group rankings (released before issue 10), as the leaderboard showed it then."""
     res = camp.results
     by_sub = {}
     for group in res.get("groups", []):
@@ -295,7 +289,6 @@ def leaderboard_mqm(camp: Campaign) -> dict | None:
                 by_sub[int(row["submission_id"])] = {"score": row["score"], "rank": row["rank"],
                                                      "rank_range": row["rank_range"], "cluster": row["cluster"],
                                                      "group": group["key"]}
-    return {"campaign": {"id": camp.id, "name": camp.name, "scheme": scheme_name(camp),
-                         "released_at": camp.released_at.isoformat() if camp.released_at else None},
-            "higher_is_better": res.get("higher_is_better", True), "source_words_method": res.get("source_words_method"),
-            "unit": significance_unit(camp), "by_submission": by_sub, "groups": res.get("groups", [])}
+    return {"campaign": _campaign_info(camp), "higher_is_better": res.get("higher_is_better", True),
+            "source_words_method": res.get("source_words_method"), "unit": significance_unit(camp),
+            "by_submission": by_sub, "groups": res.get("groups", [])}
