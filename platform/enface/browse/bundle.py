@@ -26,10 +26,9 @@ from sqlalchemy import select
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
-from ..services import NotFound
+from ..services import NotFound, rankings
 from ..services import leaderboard as lb
 from ..services.testsets import testset_files
-from . import tables
 from .evidence import released_campaigns
 from .lru import app_cache
 
@@ -88,15 +87,15 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
         BundleFile("scores/leaderboard.json", "scores (JSON)", "application/json",
                    lambda: json.dumps(lb.api_payload(board), ensure_ascii=False, indent=1) + "\n"),
         BundleFile("tables/automatic.tex", "automatic metrics table (LaTeX)", "text/x-tex",
-                   lambda: tables.automatic_latex(board)),
+                   lambda: rankings.table(board, "automatic", "tex")),
         BundleFile("tables/automatic.csv", "automatic metrics table (CSV)", "text/csv",
-                   lambda: tables.automatic_csv(board)),
+                   lambda: rankings.table(board, "automatic", "csv")),
     ]
-    if board.get("mqm"):
+    if (board.get("mqm") or {}).get("ranking"):
         files += [BundleFile("tables/human.tex", "human ranking table (LaTeX)", "text/x-tex",
-                             lambda: tables.human_latex(board)),
+                             lambda: rankings.table(board, "human", "tex")),
                   BundleFile("tables/human.csv", "human ranking table (CSV)", "text/csv",
-                             lambda: tables.human_csv(board))]
+                             lambda: rankings.table(board, "human", "csv"))]
     for camp in released_campaigns(ts.id):
         proto = protocol_of(camp)
         for fmt, (mimetype, ext, title) in proto.exports().items():

@@ -15,13 +15,13 @@ from collections import Counter
 from sqlalchemy import select
 
 from scoring import Scorer
-from scoring.metrics import SACREBLEU_METRICS
+from scoring.metrics import REGISTRY
 from scoring.testset import TestSet as ScoringTestSet
 
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, Submission, TestSet
 from ..services import NotFound
-from ..services.leaderboard import COLUMNS
+from ..services.leaderboard import columns as leaderboard_columns
 from ..services.testsets import scoring_testset
 from .lru import app_cache
 from .overlay import severity_rank
@@ -47,10 +47,12 @@ def document_scores(ts: TestSet, sub: Submission, evidence: list[dict]) -> dict:
     corpus = {m: s.value for (m, scope), s in stored.items() if scope == "corpus"}
     by_doc = {m: list(s.values) for (m, scope), s in stored.items()
               if scope == "document" and s.values and len(s.values) == len(docs)}
-    missing = [k for k, _n, _h in COLUMNS if k in SACREBLEU_METRICS and corpus.get(k) is not None and k not in by_doc]
+    metric_columns = [(c["key"], c["name"], c["higher_is_better"]) for c in leaderboard_columns()]
+    missing = [k for k, _n, _h in metric_columns
+               if REGISTRY[k].engine == "sacrebleu" and corpus.get(k) is not None and k not in by_doc]
     computed = _computed(ts, sub, missing) if total <= ON_VIEW_SEGMENTS else {}
     columns, per_doc, not_stored = [], [], []
-    for key, name, higher in COLUMNS:
+    for key, name, higher in metric_columns:
         seg_row = stored.get((key, "segment"))
         if key in by_doc:
             columns.append({"key": key, "name": name, "higher_is_better": higher,

@@ -21,11 +21,12 @@ from sqlalchemy import select
 
 from scoring.meta import MetricScores, evaluate_source, scatter_svg
 from scoring.meta.stats import DEFAULT_SEED
+from scoring.metrics import REGISTRY
 
 from ..campaigns.models import Campaign
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
-from ..models import METRICS, ScoreRow, Submission, TestSet, User
+from ..models import ScoreRow, Submission, TestSet, User
 from ..services import NotFound, ServiceError
 
 _lock = threading.Lock()
@@ -125,7 +126,7 @@ def stored_metrics(ts: TestSet, subs: list[Submission], names: dict[str, str]) -
             ms.scores[name] = float(row.value)
         elif row.scope == "segment" and row.values and len(row.values) == len(keys):
             ms.segments[name] = {k: float(v) for k, v in zip(keys, row.values, strict=True) if v is not None}
-    order = {m: n for n, m in enumerate(METRICS)}     # the leaderboard's order first, then any other metric
+    order = {m: n for n, m in enumerate(REGISTRY)}     # the leaderboard's order first, then any other metric
     return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
 
 

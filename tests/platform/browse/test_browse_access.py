@@ -14,11 +14,13 @@ PAGES = ["/browse/{ts}", "/browse/{ts}/doc/river.1", "/browse/{ts}/diff?doc=rive
 def _release_testset(world, released=True):
     from enface.extensions import db
     from enface.models import TestSet
+    from enface.services.testsets import note_leaderboard_change
 
     with world.ctx(), db.write():
         ts = db.session.get(TestSet, world.testset_id)
         ts.released = released
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)   # this process's leaderboard reads it again
 
 
 def _finished_mqm(world) -> int:

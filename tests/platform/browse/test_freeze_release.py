@@ -143,7 +143,7 @@ def test_release_bundle_contents(world):
     auto = pd.read_csv(io.BytesIO(zf.read(files["tables/automatic.csv"])))
     assert auto["BLEU"].dtype.kind == "f"
     human = pd.read_csv(io.BytesIO(zf.read(files["tables/human.csv"])))
-    assert human["mqm"].dtype.kind == "f" and set(human["system"]) == {"zephyr-mt", "quokka-nmt", "walrus-baseline"}
+    assert human["MQM"].dtype.kind == "f" and set(human["system"]) == {"zephyr-mt", "quokka-nmt", "walrus-baseline"}
     # annotations: the Marot TSV reads back with the mqm library
     tsv = [p for p in files if p.startswith("annotations/") and p.endswith(".tsv")]
     assert len(tsv) == 1

@@ -69,11 +69,13 @@ def _annotate(world) -> int:
 def _release_testset(world, released=True) -> None:
     from enface.extensions import db
     from enface.models import TestSet
+    from enface.services.testsets import note_leaderboard_change
 
     with world.ctx(), db.write():
         ts = db.session.get(TestSet, world.testset_id)
         ts.released = released
         ts.scores_version = TestSet.scores_version + 1
+        note_leaderboard_change(db.session, ts.id)   # this process's leaderboard reads it again
 
 
 @pytest.fixture
