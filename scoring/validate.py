@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from scoring.languages import primary_language
 from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 
 ERROR = "error"
@@ -198,8 +199,6 @@ _LANG_SCRIPTS.update({
     "ka": frozenset({"Georgian"}), "hy": frozenset({"Armenian"}), "am": frozenset({"Ethiopic"}),
     "km": frozenset({"Khmer"}), "lo": frozenset({"Lao"}), "my": frozenset({"Myanmar"}), "bo": frozenset({"Tibetan"}),
 })
-_LANG_ALIASES = {"zho": "zh", "chi": "zh", "cmn": "zh", "eng": "en", "deu": "de", "ger": "de", "fra": "fr",
-                 "fre": "fr", "jpn": "ja", "kor": "ko", "rus": "ru", "spa": "es", "ara": "ar", "heb": "he"}
 
 # unicodedata.name() prefixes -> script. Order matters only where one prefix extends another.
 _SCRIPT_PREFIXES = (
@@ -219,8 +218,7 @@ def lang_scripts(lang: str | None) -> frozenset[str] | None:
     """Scripts of a language code such as ``zh``, ``zh-Hans`` or ``en_US``; None when unknown."""
     if not lang:
         return None
-    primary = re.split(r"[-_]", lang.strip().lower(), maxsplit=1)[0]
-    return _LANG_SCRIPTS.get(_LANG_ALIASES.get(primary, primary))
+    return _LANG_SCRIPTS.get(primary_language(lang))
 
 
 @lru_cache(maxsize=65536)
