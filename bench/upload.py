@@ -124,8 +124,8 @@ def main() -> int:
     env["ENFACE_DATA_DIR"] = str(data)
     enface = [py, "-m", "enface.commands"]
     run([*enface, "db", "upgrade"], env)
-    out = run([*enface, "testset", "import", str(ts_dir), "--task", "Bench"], env).stdout
-    testset = int(out.split("imported test set ")[1].split(":")[0])
+    testset = int(run([*enface, "testset", "import", str(ts_dir), "--task", "Bench"], env).stdout.strip())
+    run([*enface, "testset", "set", str(testset), "--opens", "now"], env)   # an import starts closed
     token = run([*enface, "create-user", "bench@example.org", "--team", "Bench", "--token"],
                 env).stdout.strip().splitlines()[-1]
     print(f"test set: {args.segments} segments, 12 documents, 2 references; {os.cpu_count()} cores")

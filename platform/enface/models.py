@@ -231,7 +231,8 @@ class TestSet(Base):
     num_segments: Mapped[int] = mapped_column(Integer, default=0)
     num_refs: Mapped[int] = mapped_column(Integer, default=0)
     fingerprint: Mapped[str] = mapped_column(String(64), default="")
-    # The submission window: open from opens_at (None: at once) until deadline (None: no deadline yet).
+    # The submission window: open from opens_at until deadline (None: no deadline yet). opens_at None:
+    # closed, not scheduled yet (how an imported test set starts: an organizer opens it).
     opens_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
     quota_per_day: Mapped[int | None] = mapped_column(Integer)    # None: no limit
@@ -254,7 +255,7 @@ class TestSet(Base):
 
     def is_open(self, now: datetime | None = None) -> bool:
         now = now or utcnow()
-        if self.opens_at is not None and now < self.opens_at:
+        if self.opens_at is None or now < self.opens_at:
             return False
         return self.deadline is None or now < self.deadline
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 from . import DEMO, ROOT
@@ -14,6 +15,8 @@ from .databases import TEST_DB_URL, is_postgres
 from .services import require_service
 
 PASSWORD = "correct horse battery"
+#: when World.testset() opens a test set: long ago, so that any deadline a test sets comes after it
+OPENED = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 __all__ = ["DEMO", "PASSWORD", "ROOT", "TEST_DB_URL", "LiveServer", "TestConfigEnv", "World", "assert_api_error",
            "is_postgres", "login", "require_service", "system_files", "upload", "wait_http"]
@@ -49,8 +52,10 @@ class World:
         return uid, self.token(uid)
 
     def testset(self, path: Path = DEMO / "testset", task: str = "Demo", **settings) -> int:
+        """Import a test set and open it (an import starts closed), unless ``opens_at`` says otherwise."""
         from enface.services.testsets import import_testset, update_settings
 
+        settings.setdefault("opens_at", OPENED)
         with self.app.app_context():
             ts = import_testset(path, task)
             if settings:

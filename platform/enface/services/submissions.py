@@ -272,7 +272,10 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
     with db.write():
         ts = session.get(TestSet, ts.id, populate_existing=True)   # the settings as of this transaction
         if not user.is_organizer:
-            if ts.opens_at is not None and now < ts.opens_at:
+            if ts.opens_at is None:
+                raise ServiceError("not_open", "submissions for this test set are not open yet: the organizers "
+                                   "have not set when they open", 403)
+            if now < ts.opens_at:
                 raise ServiceError("not_open", f"submissions open at {ts.opens_at:%Y-%m-%d %H:%M} UTC", 403)
             if ts.deadline is not None and now >= ts.deadline:
                 raise ServiceError("deadline_passed", f"the deadline ({ts.deadline:%Y-%m-%d %H:%M} UTC) has "
