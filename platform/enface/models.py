@@ -259,6 +259,17 @@ class TestSet(Base):
             return False
         return self.deadline is None or now < self.deadline
 
+    def closed_because(self, now: datetime | None = None) -> str | None:
+        """Why submissions are closed, in a few words for the pages; None while open."""
+        now = now or utcnow()
+        if self.is_open(now):
+            return None
+        if self.opens_at is None:
+            return "not open yet"
+        if now < self.opens_at:
+            return f"opens {self.opens_at:%Y-%m-%d %H:%M} UTC"
+        return "the deadline has passed"
+
 
 class Document(Base):
     __tablename__ = "documents"

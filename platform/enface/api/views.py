@@ -90,7 +90,7 @@ def create_submission(testset_id: int):
     ts = testsets_svc.get_testset(testset_id)
     form = request.form
     data = subs.check_input(g.api_user, form.get("label", ""), form.get("constrained"), form.get("system_name", ""),
-                            form.get("description", ""))
+                            form.get("description", ""), form.get("allow_duplicate"))
     files = receive(request.files.getlist("files"))
     sub = subs.create_submission(g.api_user, ts, data, files)
     db.session.refresh(sub)

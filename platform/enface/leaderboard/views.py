@@ -6,6 +6,11 @@ from ..services import testsets as testsets_svc
 from . import bp
 
 
+@bp.app_template_global("can_see_leaderboard")
+def can_see_leaderboard(ts) -> bool:
+    return lb.can_see(current_user, ts)
+
+
 @bp.get("/")
 def index():
     return render_template("leaderboard/index.html", testsets=testsets_svc.list_testsets())

@@ -145,10 +145,13 @@ def test_organizer_imports_and_configures(client, world):
                        data={"task": "Literary 2026", "archive": (io.BytesIO(buf.getvalue()), "testset.zip")})
     assert resp.status_code == 302, resp.get_data(as_text=True)
     html = client.get(resp.headers["Location"]).get_data(as_text=True)
-    assert "3 documents, 67 segments, 2 references" in html
+    assert "3 documents, 67 segments, 2 references" in html and "closed and hidden" in html
     ts = int(resp.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    t = client.get(f"/api/v1/testsets/{ts}").get_json()
+    assert t["open"] is False and t["opens_at"] is None and t["released"] is False     # an import starts so
+    opens = (datetime.now(timezone.utc) - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M")
     deadline = (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
-    resp = client.post(f"/admin/testsets/{ts}", data={"deadline": deadline, "quota_per_day": "3",
+    resp = client.post(f"/admin/testsets/{ts}", data={"opens_at": opens, "deadline": deadline, "quota_per_day": "3",
                                                       "quota_total": "", "document_level_allowed": "y",
                                                       "released": "", "references_public": "",
                                                       "description": "zh-en web novels"})
