@@ -81,10 +81,10 @@ def test_submit_through_the_form(client, world):
     weak = int(resp.headers["Location"].rsplit("/", 1)[1])
     mine = client.get("/submissions").get_data(as_text=True)
     assert "Make primary" in mine and "Withdraw" in mine
-    client.post(f"/submissions/{weak}/primary", data={"back": "mine"})
+    client.post(f"/submissions/{weak}/primary", data={"back": "mine", "confirmed": "yes"})
     html = client.get(f"/submissions/{weak}").get_data(as_text=True)
     assert 'tag-primary' in html and "made primary by cap@a.org" in html
-    client.post(f"/submissions/{weak}/withdraw")
+    client.post(f"/submissions/{weak}/withdraw", data={"confirmed": "yes"})
     assert "withdrawn by cap@a.org" in client.get(f"/submissions/{weak}").get_data(as_text=True)
 
 
