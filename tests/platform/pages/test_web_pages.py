@@ -109,7 +109,7 @@ def test_form_errors_are_shown(client, world):
     login(client, "cap@a.org")
     resp = client.post(f"/testsets/{ts}/submit", content_type="multipart/form-data",
                        data={"label": "primary", "constrained": "constrained", "system_name": "x"})
-    assert resp.status_code == 400 and "upload at least one file" in resp.get_data(as_text=True)
+    assert resp.status_code == 400 and "No output files chosen" in resp.get_data(as_text=True)
     resp = submit_form(client, ts, system_name="")
     assert resp.status_code == 400 and "This field is required" in resp.get_data(as_text=True)
 
