@@ -68,13 +68,13 @@ def test_guard_rails_in_a_browser(site):
 
         # Withdraw asks first; Cancel leaves it alone.
         page.goto(f"{url}/submissions")
-        page.locator("tr", has_text="lantern-broken").locator("button:has-text('Withdraw')").click()
-        assert page.get_by_role("heading", name=f"Withdraw #{broken} lantern-broken?").is_visible()
+        page.locator("tr", has_text="lantern-v2").locator("button:has-text('Withdraw')").click()
+        assert page.get_by_role("heading", name=f"Withdraw #{second} lantern-v2?").is_visible()
         assert page.get_by_text("This cannot be undone").is_visible()
         shot(page, "withdraw-confirm")
         page.click("a:has-text('Cancel')")
         assert page.url.endswith("/submissions")
-        assert world.submission(broken).withdrawn_at is None
+        assert world.submission(second).withdrawn_at is None
 
         # Make primary: confirm, then undo from the submission's page.
         page.locator("tr", has_text="lantern-v2").locator("button:has-text('Make primary')").click()
@@ -108,8 +108,8 @@ def test_guard_rails_in_a_browser(site):
         shot(page, "token-page")
 
         # Withdraw for real.
-        page.goto(f"{url}/submissions/{broken}")
+        page.goto(f"{url}/submissions/{second}")
         page.click("button:has-text('Withdraw')")
         page.click("button:has-text('Yes, withdraw it')")
-        assert page.get_by_text(f"Submission #{broken} withdrawn").is_visible()
-        assert world.submission(broken).withdrawn_at is not None
+        assert page.get_by_text(f"Submission #{second} withdrawn").is_visible()
+        assert world.submission(second).withdrawn_at is not None
