@@ -132,13 +132,10 @@ def print_result(sub: dict) -> int:
 @click.option("--unconstrained", is_flag=True, help="the system used data or models beyond the constrained track")
 @click.option("--system-name", required=True)
 @click.option("--description", default="")
-@click.option("--allow-duplicate", is_flag=True,
-              help="submit even when the files are byte-identical to one of the team's submissions (refused otherwise)")
 @click.option("--no-wait", is_flag=True, help="return once the upload is accepted")
 @click.option("--timeout", default=3600, show_default=True, type=float, help="seconds to wait for the result")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
-def submit(url, token, testset_id, label, unconstrained, system_name, description, allow_duplicate, no_wait, timeout,
-           files):
+def submit(url, token, testset_id, label, unconstrained, system_name, description, no_wait, timeout, files):
     """Upload a system output and wait for its validation and scores.
 
     FILES: <document>.txt files, a directory of them, a zip, or one file with every segment.
@@ -149,9 +146,10 @@ def submit(url, token, testset_id, label, unconstrained, system_name, descriptio
         fail("no files to upload", 2)
     client = ApiClient(url, token)
     created = client.submit(testset_id, paths, label=label, constrained="false" if unconstrained else "true",
-                            system_name=system_name, description=description,
-                            **({"allow_duplicate": "true"} if allow_duplicate else {}))
+                            system_name=system_name, description=description)
     click.echo(f"submission {created['id']} received: {created['page']}")
+    for warning in created.get("warnings", []):
+        click.echo(f"warning: {warning['message']}", err=True)
     if no_wait:
         return
     raise SystemExit(print_result(wait_for(client, created["id"], timeout)))

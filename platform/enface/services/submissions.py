@@ -72,12 +72,13 @@ class SubmissionInput:
     constrained: bool
     system_name: str
     description: str = ""
-    #: accept an upload byte-identical to one of the team's submissions (refused otherwise: a likely mistake)
-    allow_duplicate: bool = False
+    #: an upload byte-identical to one of the team's live submissions: "warn" (accepted, noted in its timeline
+    #: and in ``Submission.duplicate_of``; the API) or "refuse" (the web form, until the user confirms it)
+    on_duplicate: str = "warn"
 
 
-def check_input(user: User, label: str, constrained, system_name: str, description: str,
-                allow_duplicate=None) -> SubmissionInput:
+def check_input(user: User, label: str, constrained, system_name: str, description: str, *,
+                on_duplicate: str = "warn") -> SubmissionInput:
     label = (label or "").strip().lower()
     if label not in LABELS:
         raise ServiceError("invalid_field", f"label must be one of {', '.join(LABELS)}", 400, {"field": "label"})
@@ -89,7 +90,7 @@ def check_input(user: User, label: str, constrained, system_name: str, descripti
         constrained=parse_bool(constrained, "constrained", default=True),
         system_name=check_text(system_name, "system name", max_len=100),
         description=check_text(description, "description", max_len=2000, required=False, multiline=True),
-        allow_duplicate=parse_bool(allow_duplicate, "allow_duplicate", default=False),
+        on_duplicate=on_duplicate,
     )
 
 
@@ -302,14 +303,15 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
             if ts.deadline is not None and now >= ts.deadline:
                 raise ServiceError("deadline_passed", f"the deadline ({ts.deadline:%Y-%m-%d %H:%M} UTC) has "
                                    "passed; no more submissions for this test set", 403)
-        if team_id is not None and not data.allow_duplicate:
+        earlier = None
+        if team_id is not None:
             earlier = identical_submission(session, team_id, ts.id, [f.sha256 for f in files])
-            if earlier is not None:
+            if earlier is not None and data.on_duplicate == "refuse":
                 raise ServiceError(
                     "duplicate_upload", f"these files are byte-identical to your team's submission #{earlier.id} "
                     f"{earlier.system_name!r} ({earlier.label}, {earlier.state}); nothing was submitted. To submit "
-                    "them again anyway (say, under another label or description), confirm the duplicate (API: "
-                    "allow_duplicate=true)", 409, {"duplicate_of": earlier.id})
+                    "them again anyway (say, under another label), tick \"Submit anyway\"", 409,
+                    {"duplicate_of": earlier.id})
         quota_day = None
         if data.label != "baseline":
             quota_day = _take_quota(session, ts, team_id, now)
@@ -324,6 +326,10 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
         what = "a zip archive" if kind == "zip" else f"{len(files)} file{'s' if len(files) != 1 else ''}"
         session.add(SubmissionEvent(submission_id=sub.id, state="received", created_at=now,
                                     message=f"received {what} ({sub.upload_size} bytes) from {user.email}"))
+        if earlier is not None:
+            session.add(SubmissionEvent(submission_id=sub.id, state="received", created_at=now,
+                                        message=f"byte-identical to submission #{earlier.id}: it will score the same"))
+    sub.duplicate_of = earlier.id if earlier is not None else None   # not a column: for the API's answer
     for f in files:
         commit_file(f)
     job_queue.enqueue("validate", sub.id)

@@ -64,7 +64,8 @@ def submit(testset_id: int):
     elif form.validate_on_submit():
         try:
             data = subs.check_input(current_user, form.label.data, form.constrained.data, form.system_name.data,
-                                    form.description.data or "", form.allow_duplicate.data)
+                                    form.description.data or "",
+                                    on_duplicate="warn" if form.allow_duplicate.data else "refuse")
             files = receive(chosen)
             sub = subs.create_submission(current_user, ts, data, files)
         except ServiceError as exc:
