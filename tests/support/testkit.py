@@ -103,6 +103,30 @@ def upload(client, testset_id: int, token: str, files=None, *, label="primary", 
                        headers={"Authorization": f"Bearer {token}"}, content_type="multipart/form-data")
 
 
+def demo_testset_zip() -> bytes:
+    """The demo test set as an organizer uploads it: a zip holding its folder."""
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for p in sorted((DEMO / "testset").rglob("*")):
+            if p.is_file():
+                zf.write(p, f"demo-testset/{p.relative_to(DEMO / 'testset')}")
+    return buf.getvalue()
+
+
+def form_files(system: str = "strong-mt"):
+    """A demo system's files as the submission form's ``files`` field."""
+    return [(io.BytesIO(c), n) for n, c in system_files(system)]
+
+
+def submit_form(client, ts, system="strong-mt", **fields):
+    """POST the web submission form (as a logged-in client) with a demo system's files."""
+    data = {"label": "primary", "constrained": "constrained", "system_name": system, "description": "",
+            "files": form_files(system)} | fields
+    return client.post(f"/testsets/{ts}/submit", data=data, content_type="multipart/form-data")
+
+
 def login(client, email: str, password: str = PASSWORD):
     return client.post("/auth/login", data={"email": email, "password": password}, follow_redirects=False)
 

@@ -7,19 +7,8 @@ from __future__ import annotations
 import html as htmllib
 import io
 import re
-import zipfile
 
-from tests.support.testkit import DEMO, login, system_files, upload
-
-
-def form_files(system="strong-mt"):
-    return [(io.BytesIO(c), n) for n, c in system_files(system)]
-
-
-def submit_form(client, ts, system="strong-mt", **fields):
-    data = {"label": "primary", "constrained": "constrained", "system_name": system, "description": "",
-            "files": form_files(system)} | fields
-    return client.post(f"/testsets/{ts}/submit", data=data, content_type="multipart/form-data")
+from tests.support.testkit import demo_testset_zip, login, submit_form, system_files, upload
 
 
 def state_of(world, sid):
@@ -219,15 +208,11 @@ def test_an_imported_test_set_is_closed_and_links_no_leaderboard_it_cannot_show(
 def test_a_second_web_import_of_the_same_data_warns(client, world):
     world.user("org@x.org", role="organizer")
     login(client, "org@x.org")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for p in sorted((DEMO / "testset").rglob("*")):
-            if p.is_file():
-                zf.write(p, f"demo-testset/{p.relative_to(DEMO / 'testset')}")
+    archive = demo_testset_zip()
 
     def post(task):
         return client.post("/admin/testsets/import", content_type="multipart/form-data",
-                           data={"task": task, "archive": (io.BytesIO(buf.getvalue()), "testset.zip")})
+                           data={"task": task, "archive": (io.BytesIO(archive), "testset.zip")})
 
     first = post("Literary 2026")
     assert "Warning" not in client.get(first.headers["Location"]).get_data(as_text=True)

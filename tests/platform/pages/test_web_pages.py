@@ -7,17 +7,7 @@ import re
 import zipfile
 from datetime import datetime, timedelta, timezone
 
-from tests.support.testkit import DEMO, PASSWORD, login, system_files
-
-
-def form_files(system="strong-mt"):
-    return [(io.BytesIO(c), n) for n, c in system_files(system)]
-
-
-def submit_form(client, ts, system="strong-mt", **fields):
-    data = {"label": "primary", "constrained": "constrained", "system_name": system, "description": "",
-            "files": form_files(system)} | fields
-    return client.post(f"/testsets/{ts}/submit", data=data, content_type="multipart/form-data")
+from tests.support.testkit import PASSWORD, demo_testset_zip, login, submit_form, system_files
 
 
 def test_register_create_and_join_a_team(client, world):
@@ -136,13 +126,8 @@ def test_public_pages(client, world):
 def test_organizer_imports_and_configures(client, world):
     world.user("org@x.org", role="organizer")
     login(client, "org@x.org")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for p in sorted((DEMO / "testset").rglob("*")):
-            if p.is_file():
-                zf.write(p, f"demo-testset/{p.relative_to(DEMO / 'testset')}")
     resp = client.post("/admin/testsets/import", content_type="multipart/form-data",
-                       data={"task": "Literary 2026", "archive": (io.BytesIO(buf.getvalue()), "testset.zip")})
+                       data={"task": "Literary 2026", "archive": (io.BytesIO(demo_testset_zip()), "testset.zip")})
     assert resp.status_code == 302, resp.get_data(as_text=True)
     html = client.get(resp.headers["Location"]).get_data(as_text=True)
     assert "3 documents, 67 segments, 2 references" in html and "closed and hidden" in html
