@@ -220,3 +220,16 @@ def test_a_second_web_import_of_the_same_data_warns(client, world):
     html = client.get(second.headers["Location"]).get_data(as_text=True)
     assert "Warning: Literary 2026: " in html and "holds the same documents, sources and references" in html
     assert "closed and hidden" in html
+
+
+def test_the_settings_page_refuses_a_deadline_before_the_opening(client, world):
+    ts = world.testset(opens_at=None)
+    world.user("org@x.org", role="organizer")
+    login(client, "org@x.org")
+    resp = client.post(f"/admin/testsets/{ts}", data={"opens_at": "2026-05-01T00:00", "deadline": "2026-04-01T00:00",
+                                                      "quota_per_day": "", "quota_total": "", "description": ""})
+    html = htmllib.unescape(resp.get_data(as_text=True))
+    assert resp.status_code == 200 and "the deadline (2026-04-01 00:00 UTC) must come after the opening" in html
+    t = client.get(f"/api/v1/testsets/{ts}").get_json()
+    assert t["opens_at"] is None and t["deadline"] is None            # nothing changed
+    assert "empty: closed, not scheduled yet" in html                 # what an empty opening means
