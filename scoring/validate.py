@@ -1104,8 +1104,8 @@ def _check_document_file(checker: _Checker, doc: Document, e: _Entry, *, lone_fi
 
 #: the end of every line-count error: what to do, in a whole sentence
 _LINE_COUNT_FIX = ("Each line must translate the source line with the same number: fix the line breaks and upload "
-                   "again (document-level submissions, whose lines need not match, are accepted only where the "
-                   "organizers allow them).")
+                   "again. Lines need not match only where document-level submissions are accepted, and they are "
+                   "not accepted here.")
 
 
 def _line_count_line(got: int, expected: int, k: int | None, trailing: bool) -> int | None:

@@ -92,7 +92,7 @@ def test_guard_rails_in_a_browser(site):
         cells = page.locator("table.report tr.sev-error").first.locator("td")
         assert cells.nth(2).inner_text().strip() == "12"
         assert cells.nth(3).inner_text().strip().startswith("expected 23 lines")
-        assert "allow them)." in cells.nth(3).inner_text()
+        assert "and they are not accepted here." in cells.nth(3).inner_text()
         shot(page, "line-count-report")
 
         # The token page: both examples whole, nothing cut off or scrolled away.

@@ -163,7 +163,7 @@ def test_the_line_count_finding_reads_whole_and_fills_the_line_column(client, wo
     row = re.search(r'<tr class="sev-error">(.*?)</tr>', html, re.S).group(1)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
     assert "jade-lantern.2.txt" in cells[1] and cells[2].strip() == "12"
-    assert "expected 23 lines" in cells[3] and "are accepted only where the organizers allow them)." in cells[3]
+    assert "expected 23 lines" in cells[3] and "and they are not accepted here." in cells[3]
     assert "submit it as one" not in html
 
 
