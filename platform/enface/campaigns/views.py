@@ -185,7 +185,9 @@ def start(campaign):
                    details=[f"{len(campaign.versions)} version(s) of {campaign.testset.title} go to "
                             f"{people} annotator{'s' if people != 1 else ''}, {campaign.redundancy} per item.",
                             "Annotators who join later get a share of the items nobody has opened yet.",
-                            "A started campaign cannot go back to draft (it can be deleted while unreleased)."])
+                            "A started campaign cannot go back to draft (it can be deleted while unreleased)."],
+                   disabled=("Choose at least one system first." if not campaign.versions else
+                             "Add annotators first: invite them or add existing accounts." if not people else None))
     out = svc.start_campaign(campaign)
     extra = "".join(f", {n} {k.replace('_', ' ')}" for k, n in out.items() if k not in ("items", "assignments"))
     flash(f"Started: {out['items']} items, {out['assignments']} assignments{extra}.", "success")

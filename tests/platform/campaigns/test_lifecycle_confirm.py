@@ -52,3 +52,12 @@ def test_release_asks_first_once_something_is_finished(world):
     assert "released" not in org.get(f"/campaigns/{cid}").get_data(as_text=True).split("<h1>")[1].split("</h1>")[0]
     assert org.post(f"/campaigns/{cid}/release", data={"confirmed": "yes"}).status_code == 302
     assert 'state-released' in org.get(f"/campaigns/{cid}").get_data(as_text=True)
+
+
+def test_start_without_annotators_is_disabled_on_the_confirmation_page(world):
+    cid = new_campaign(world, annotators=(), start=False)
+    org = world.client("org@example.org")
+    html = org.post(f"/campaigns/{cid}/start").get_data(as_text=True)
+    assert "Add annotators first" in html and '<button type="submit" class="primary" disabled>' in html
+    refused = org.post(f"/campaigns/{cid}/start", data={"confirmed": "yes"}, follow_redirects=True)
+    assert "no annotators yet" in refused.get_data(as_text=True)
