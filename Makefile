@@ -9,7 +9,7 @@ ENFACE_DATA_DIR ?= instance
 PORT   ?= 8000
 export ENFACE_DATA_DIR
 
-.PHONY: venv install test lint demo demo-cli bench clean
+.PHONY: venv install check-ter test lint demo demo-cli bench clean
 
 # setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
 $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
@@ -23,6 +23,13 @@ $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
 	touch $@
 
 venv install: $(VENV)/.installed
+
+# Fails loudly when the compiled TER (setup.py, optional for pip) did not build: .ci/run runs it.
+check-ter: $(VENV)/.installed
+	@$(PY) -c "import scoring.metrics._ter" 2>/dev/null || { echo "make check-ter: the compiled TER \
+	(scoring/metrics/_ter.c) did not build; install a C compiler and the Python headers (gcc python3-dev), \
+	then: rm $(VENV)/.installed && make install" >&2; exit 1; }
+	@echo "compiled TER: $$($(PY) -c 'import scoring.metrics._ter as t; print(t.__file__)')"
 
 test: $(VENV)/.installed
 	$(PY) -m ruff check .

@@ -64,6 +64,9 @@ def main(argv=None) -> int:
     ap.add_argument("--hidden", type=int, default=256, help="built model: encoder width")
     ap.add_argument("--layers", type=int, default=4, help="built model: encoder layers")
     ap.add_argument("--skip-cache-run", action="store_true", help="do not time predict+cache")
+    ap.add_argument("--tolerance", type=float, default=1e-5,
+                    help="largest |score difference| (0-1 scale) from predict that still counts as the same score: "
+                         "batches padded differently change float rounding, nothing else (exit status 1 above it)")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
 
@@ -170,7 +173,12 @@ def main(argv=None) -> int:
         print(f"speed-up vs predict         {t_plain / t_many:8.2f}x")
         if t_cache is not None:
             print(f"speed-up vs predict+cache   {t_cache / t_many:8.2f}x")
-        print(f"max |score difference|      {diff:.2e} (0-1 scale)")
+        print(f"max |score difference|      {diff:.2e} (0-1 scale; tolerance {args.tolerance:.0e})")
+        corpus = max(abs(many[name].value / 100 - sum(plain[name]) / n) for name in systems)
+        print(f"max |system score diff.|    {corpus:.2e} (0-1 scale)")
+    if diff > args.tolerance or corpus > args.tolerance:
+        print("bench: score_many's scores differ from predict's", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -105,7 +105,7 @@ def timed(cmd: list[str]) -> tuple[float, str]:
     return elapsed, proc.stdout
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--segments", type=int, default=16700)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "scoring")
@@ -150,8 +150,13 @@ def main() -> None:
         print("COMET multi-system reuse (bench/comet_reuse.py, 3 systems x 100 segments, CPU):")
         _, out = timed([py, str(ROOT / "bench" / "comet_reuse.py"), "--systems", "3", "--segments", "100",
                         "--device", "cpu"])
-        print("  " + out.strip().replace("\n", "\n  "))
+        print("  " + out.strip().replace("\n", "\n  "))   # timed() stops here if comet_reuse.py failed
+
+    if not (same and same_b):
+        print("bench: the scores differ from the sacrebleu CLI's (see 'identical scores' above)", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -90,7 +90,7 @@ def child(side: str, path: str, test: str, n_samples: int) -> None:
                       "p_value": p}))
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--segments", type=int, default=17000)
     ap.add_argument("--samples", type=int, default=None, help="default: 1000 (bs) / 10000 (ar)")
@@ -103,7 +103,7 @@ def main() -> None:
     n_samples = args.samples or {"bs": 1000, "ar": 10000}[args.test]
     if args.child:
         child(args.child[0], args.child[1], args.test, n_samples)
-        return
+        return 0
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "stats.npz")
@@ -114,6 +114,7 @@ def main() -> None:
         print(f"chrF paired {'bootstrap' if args.test == 'bs' else 'approximate randomisation'}: "
               f"{args.segments} segments x 18 statistics, 2 systems, {n_samples} samples, seed 12345")
         results = {}
+        failed = False
         sides = ("sacrebleu", "ours") + (("ours-all",) if args.systems > 2 else ())
         for side in sides:
             if args.only and side != args.only:
@@ -122,6 +123,7 @@ def main() -> None:
                                    "--child", side, path], capture_output=True, text=True, cwd=ROOT)
             if proc.returncode:
                 print(f"{side}: failed ({proc.returncode})\n{proc.stderr[-2000:]}")
+                failed = True
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             results[side] = r
@@ -141,7 +143,11 @@ def main() -> None:
                   f"peak RSS {s['peak_rss_kb'] / o['peak_rss_kb']:.1f}x smaller, "
                   f"test's own memory {extra_s / extra_o:.1f}x smaller")
             print(f"  p-values equal: {s['p_value'] == o['p_value']}")
+            if s["p_value"] != o["p_value"]:
+                print("bench: the p-values differ", file=sys.stderr)
+                failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

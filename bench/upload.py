@@ -105,7 +105,7 @@ def upload_and_wait(client: ApiClient, server: subprocess.Popen, testset: int, f
     return elapsed, sub
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--segments", type=int, default=16700)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "upload")
@@ -124,8 +124,8 @@ def main() -> None:
     env["ENFACE_DATA_DIR"] = str(data)
     enface = [py, "-m", "enface.commands"]
     run([*enface, "db", "upgrade"], env)
-    out = run([*enface, "testset", "import", str(ts_dir), "--task", "Bench"], env).stdout
-    testset = int(out.split("imported test set ")[1].split(":")[0])
+    testset = int(run([*enface, "testset", "import", str(ts_dir), "--task", "Bench"], env).stdout.strip())
+    run([*enface, "testset", "set", str(testset), "--opens", "now"], env)   # an import starts closed
     token = run([*enface, "create-user", "bench@example.org", "--team", "Bench", "--token"],
                 env).stdout.strip().splitlines()[-1]
     print(f"test set: {args.segments} segments, 12 documents, 2 references; {os.cpu_count()} cores")
@@ -136,7 +136,7 @@ def main() -> None:
     cli_a = cli_numbers(run(cli + [str(args.out / "sysA.flat.txt")], env).stdout)
     cli_time_a = time.perf_counter() - t0
     t0 = time.perf_counter()
-    run(cli + [str(args.out / "sysB.flat.txt")], env)
+    cli_b = cli_numbers(run(cli + [str(args.out / "sysB.flat.txt")], env).stdout)
     cli_time_b = time.perf_counter() - t0
 
     port = args.port or free_port()
@@ -150,19 +150,25 @@ def main() -> None:
         output.wait_ready(server, timeout=120)
         client = ApiClient(f"http://127.0.0.1:{port}", token)
         first, sub_a = upload_and_wait(client, server, testset, args.out / "sysA", "sysA", "primary")
-        second, _sub_b = upload_and_wait(client, server, testset, args.out / "sysB", "sysB", "contrastive")
+        second, sub_b = upload_and_wait(client, server, testset, args.out / "sysB", "sysB", "contrastive")
     finally:
         server.terminate()
         server.wait(60)
 
-    same = identical({m: sub_a["scores"][m]["score"] for m in CLI_METRICS}, cli_a)
+    same_a = identical({m: sub_a["scores"][m]["score"] for m in CLI_METRICS}, cli_a)
+    same_b = identical({m: sub_b["scores"][m]["score"] for m in CLI_METRICS}, cli_b)
     stages = {e["state"]: e["at"] for e in sub_a["timeline"]}
     print(f"sacrebleu CLI (BLEU chrF TER):            sysA {cli_time_a:6.1f} s   sysB {cli_time_b:6.1f} s")
     print(f"enface upload→scored (+ validation, d-BLEU): sysA {first:6.1f} s   sysB {second:6.1f} s")
     print(f"ratio (enface / sacrebleu CLI):             first {first / cli_time_a:5.2f}x   "
-          f"second {second / cli_time_b:5.2f}x   identical BLEU/chrF/TER: {same}")
+          f"second {second / cli_time_b:5.2f}x")
+    print(f"identical BLEU/chrF/TER to the CLI:         sysA {same_a}   sysB {same_b}")
     print("timeline of sysA: " + json.dumps(stages))
+    if not (same_a and same_b):
+        print("bench: the platform's scores differ from the sacrebleu CLI's", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,6 +24,8 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
+from scoring.languages import primary_language
+
 MODES = ("auto", "whitespace", "jieba", "chars")
 
 _CJK = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -114,7 +116,7 @@ def resolve_mode(mode: str, lang: str | None) -> str:
         raise ValueError(f"unknown word-count mode {mode!r} (expected one of: {', '.join(MODES)})")
     if mode != "auto":
         return mode
-    base = (lang or "").lower().split("-")[0].split("_")[0]
+    base = primary_language(lang)
     if base == "zh":
         return "jieba"
     if base == "ja":

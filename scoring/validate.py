@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
+from scoring.languages import primary_language
 from scoring.metrics.registry import REGISTRY
 from scoring.testset import DOC_SUFFIX, Document, TestSet, is_ignored_file
 
@@ -202,8 +203,6 @@ _LANG_SCRIPTS.update({
     "ka": frozenset({"Georgian"}), "hy": frozenset({"Armenian"}), "am": frozenset({"Ethiopic"}),
     "km": frozenset({"Khmer"}), "lo": frozenset({"Lao"}), "my": frozenset({"Myanmar"}), "bo": frozenset({"Tibetan"}),
 })
-_LANG_ALIASES = {"zho": "zh", "chi": "zh", "cmn": "zh", "eng": "en", "deu": "de", "ger": "de", "fra": "fr",
-                 "fre": "fr", "jpn": "ja", "kor": "ko", "rus": "ru", "spa": "es", "ara": "ar", "heb": "he"}
 
 # unicodedata.name() prefixes -> script. Order matters only where one prefix extends another.
 _SCRIPT_PREFIXES = (
@@ -223,8 +222,7 @@ def lang_scripts(lang: str | None) -> frozenset[str] | None:
     """Scripts of a language code such as ``zh``, ``zh-Hans`` or ``en_US``; None when unknown."""
     if not lang:
         return None
-    primary = re.split(r"[-_]", lang.strip().lower(), maxsplit=1)[0]
-    return _LANG_SCRIPTS.get(_LANG_ALIASES.get(primary, primary))
+    return _LANG_SCRIPTS.get(primary_language(lang))
 
 
 @lru_cache(maxsize=65536)
@@ -1135,15 +1133,35 @@ def _check_document_file(checker: _Checker, doc: Document, e: _Entry, *, lone_fi
     checker.content(doc, hyp, e.label, 1, aligned)
 
 
+#: the end of every line-count error: what to do, in a whole sentence
+_LINE_COUNT_FIX = ("Each line must translate the source line with the same number: fix the line breaks and upload "
+                   "again. Lines need not match only where document-level submissions are accepted, and they are "
+                   "not accepted here.")
+
+
+def _line_count_line(got: int, expected: int, k: int | None, trailing: bool) -> int | None:
+    """The output line a line-count finding points at (the Line column): the first extra empty line,
+    else where the shift seems to start, else the first line past the shorter side; None for an empty file."""
+    if got == 0:
+        return None
+    if trailing:
+        return expected + 1
+    if k is not None:
+        return min(k + 1, got)
+    return min(min(got, expected) + 1, got)
+
+
 def _line_count(checker: _Checker, doc: Document, hyp: list[str], label: str, lone_file: bool) -> None:
     got, expected = len(hyp), len(doc)
     detail = _trailing_empty(hyp, expected)
+    k = None
     if not detail:
         finder = checker.shift_finder(list(doc.source), got)
         for text in hyp:
             finder.feed(text)
         k = finder.find()
         detail = f"; {finder.explain(k)}" if k is not None else ""
+    line = _line_count_line(got, expected, k, trailing=bool(_trailing_empty(hyp, expected)))
     if lone_file and got == checker.testset.num_segments:
         detail += ("; it has as many lines as the whole test set: if it holds every document, upload it as a "
                    "single file under another name")
@@ -1151,11 +1169,9 @@ def _line_count(checker: _Checker, doc: Document, hyp: list[str], label: str, lo
     if checker.document_level:
         checker.report.document_level = True
         checker.out.add(WARNING, "line-count", f"{message}. Accepted as a document-level output: BLEU, chrF, TER "
-                        "and COMET will be n/a, d-BLEU applies", label, None, document=doc.name)
+                        "and COMET will be n/a, d-BLEU applies.", label, line, document=doc.name)
     else:
-        checker.out.add(ERROR, "line-count", f"{message}. Each line must translate the source line with the same "
-                        "number; if this task accepts document-level submissions, submit it as one", label, None,
-                        document=doc.name)
+        checker.out.add(ERROR, "line-count", f"{message}. {_LINE_COUNT_FIX}", label, line, document=doc.name)
 
 
 def _trailing_empty(hyp: list[str], expected: int) -> str:
@@ -1226,6 +1242,7 @@ def _validate_single(checker: _Checker, e: _Entry) -> None:
     if aligned:
         return
     detail = ""
+    k = None
     if got > expected and not extra_text:
         detail = _trailing_empty([""] * got, expected)
     elif finder is not None:
@@ -1239,8 +1256,7 @@ def _validate_single(checker: _Checker, e: _Entry) -> None:
                f", in order), got {got}{detail}")
     if checker.document_level:
         message += (". A document-level submission must give one <document>.txt file per document, so that the "
-                    "documents can be told apart")
+                    "documents can be told apart.")
     else:
-        message += (". Each line must translate the source segment with the same number; if this task accepts "
-                    "document-level submissions, submit one <document>.txt file per document")
-    out.add(ERROR, "line-count", message, e.label, None)
+        message += f". {_LINE_COUNT_FIX}"
+    out.add(ERROR, "line-count", message, e.label, _line_count_line(got, expected, k, trailing=bool(detail) and k is None))

@@ -230,7 +230,8 @@ class TestSet(Base):
     num_segments: Mapped[int] = mapped_column(Integer, default=0)
     num_refs: Mapped[int] = mapped_column(Integer, default=0)
     fingerprint: Mapped[str] = mapped_column(String(64), default="")
-    # The submission window: open from opens_at (None: at once) until deadline (None: no deadline yet).
+    # The submission window: open from opens_at until deadline (None: no deadline yet). opens_at None:
+    # closed, not scheduled yet (how an imported test set starts: an organizer opens it).
     opens_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
     quota_per_day: Mapped[int | None] = mapped_column(Integer)    # None: no limit
@@ -258,9 +259,20 @@ class TestSet(Base):
 
     def is_open(self, now: datetime | None = None) -> bool:
         now = now or utcnow()
-        if self.opens_at is not None and now < self.opens_at:
+        if self.opens_at is None or now < self.opens_at:
             return False
         return self.deadline is None or now < self.deadline
+
+    def closed_because(self, now: datetime | None = None) -> str | None:
+        """Why submissions are closed, in a few words for the pages; None while open."""
+        now = now or utcnow()
+        if self.is_open(now):
+            return None
+        if self.opens_at is None:
+            return "not open yet"
+        if now < self.opens_at:
+            return f"opens {self.opens_at:%Y-%m-%d %H:%M} UTC"
+        return "the deadline has passed"
 
 
 class Document(Base):

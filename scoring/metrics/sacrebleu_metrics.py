@@ -57,15 +57,17 @@ def make_metric(key: str, tgt_lang: str = ""):
     """A sacrebleu metric object configured exactly like ``sacrebleu -m bleu chrf ter``.
 
     BLEU takes the default tokenizer of the target language (13a for English,
-    zh for Chinese, ...), as sacrebleu does when given ``-l src-tgt``.
+    zh for Chinese, ...), as sacrebleu does when given ``-l src-tgt``; the code is
+    normalised first (``zh-Hans`` → ``zh``: see scoring/languages.py).
     """
     from sacrebleu.metrics import BLEU, CHRF, TER
 
+    from ..languages import bleu_language
     from .fast_ter import CompiledTER, backend
 
     spec = SACREBLEU_METRICS[key]
     if spec.factory == "BLEU":
-        return BLEU(trg_lang=tgt_lang or "")
+        return BLEU(trg_lang=bleu_language(tgt_lang))
     if spec.factory == "CHRF":
         return CHRF()
     # sacrebleu's TER, its edit distance compiled (fast_ter.py), unless ENFACE_TER=sacrebleu or not built.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
+from tests.support import ROOT, realdata
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOOGLE_SMALL = FIXTURES / "google_small.tsv"
@@ -93,8 +93,7 @@ def test_convert_round_trip(tmp_path):
 
 
 def test_convert_real_ted_file(tmp_path):
-    if not TED.exists():
-        pytest.skip(f"real data not available: {TED} is absent")
+    realdata.require(TED)
     js, back = tmp_path / "ted.json", tmp_path / "ted.tsv.gz"
     proc = run("convert", TED, js)
     assert proc.returncode == 0 and "warning" in proc.stderr and ":6444:" in proc.stderr
@@ -103,16 +102,14 @@ def test_convert_real_ted_file(tmp_path):
 
 
 def test_ted_scores_via_cli():
-    if not TED.exists():
-        pytest.skip(f"real data not available: {TED} is absent")
+    realdata.require(TED)
     scores = ok_json("score", TED, "--scheme", "google-mqm", "--json")["scores"]
     assert round(scores["ref"]["score"], 2) == 0.91 and round(scores["Nemo"]["score"], 2) == 2.14
     assert round(scores["HuaweiTSC"]["score"], 2) == 1.50 and scores["UEdin"]["segments"] == 529
 
 
 def test_zhen_tar_gz_via_cli():
-    if not ZHEN.exists():
-        pytest.skip(f"real data not available: {ZHEN} is absent")
+    realdata.require(ZHEN)
     out = ok_json("score", ZHEN, "--scheme", "google-mqm", "--json")
     assert len(out["scores"]) == 10 and out["attention_checks"]["rater7"] == {"found": 62, "missed": 1}
     assert out["source_words_method"].startswith("jieba")

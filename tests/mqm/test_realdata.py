@@ -9,7 +9,7 @@ import pytest
 
 import mqm
 from mqm.scores import prepare, segment_scores
-from tests.support import SHARED_DATA
+from tests.support import SHARED_DATA, realdata
 
 SHARED = SHARED_DATA / "google-mqm"
 TED = SHARED / "mqm_ted_ende.tsv.gz"
@@ -25,9 +25,7 @@ PUBLISHED_TED = {
 
 
 def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"real data not available: {path} is absent (../shared/data beside the project)")
-    return path
+    return realdata.require(path)
 
 
 def raw_text(path: Path) -> str:

@@ -20,7 +20,7 @@ import pytest
 from scoring import validate as V
 from scoring.testset import load_testset, split_lines
 from scoring.validate import Finding, ValidationReport, validate_files, validate_submission
-from tests.support import SHARED_DATA
+from tests.support import SHARED_DATA, realdata
 
 # --------------------------------------------------------------------------- test sets
 
@@ -696,9 +696,8 @@ def ted_documents(system: str) -> dict[str, tuple[list[str], list[str], list[str
     return out
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "google-mqm" / "mqm_ted_ende.tsv.gz").is_file(),
-                    reason="../shared/data (real WMT outputs) is not available")
 def test_shift_detection_on_real_outputs():
+    realdata.require(realdata.ENDE_TSV)
     docs = ted_documents("Facebook-AI")
     assert docs
     right = wrong = silent = 0

@@ -10,9 +10,8 @@ import tarfile
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-
 from . import SHARED_DATA
+from .services import require_service
 
 ZHEN_TSV = SHARED_DATA / "google-mqm" / "sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz"
 ENDE_TSV = SHARED_DATA / "google-mqm" / "mqm_ted_ende.tsv.gz"
@@ -21,8 +20,9 @@ _TAGS = re.compile(r"</?v>")
 
 
 def require(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"real data not available: {path} is absent (the tests read ../shared/data beside the project)")
+    """``path`` when it exists; otherwise skip, or fail under ENFACE_STRICT_SERVICES=1 (CI must have the data)."""
+    require_service(path.exists(),
+                    f"real data not available: {path} is absent (the tests read ../shared/data beside the project)")
     return path
 
 

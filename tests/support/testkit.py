@@ -8,6 +8,7 @@ import io
 import os
 import threading
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 
 from . import DEMO, ROOT
@@ -15,6 +16,8 @@ from .databases import TEST_DB_URL, is_postgres
 from .services import require_service
 
 PASSWORD = "correct horse battery"
+#: when World.testset() opens a test set: long ago, so that any deadline a test sets comes after it
+OPENED = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 __all__ = ["DEMO", "PASSWORD", "ROOT", "TEST_DB_URL", "LiveServer", "TestConfigEnv", "World", "assert_api_error",
            "gunicorn_server", "is_postgres", "login", "require_service", "system_files", "upload", "wait_http"]
@@ -50,8 +53,10 @@ class World:
         return uid, self.token(uid)
 
     def testset(self, path: Path = DEMO / "testset", task: str = "Demo", **settings) -> int:
+        """Import a test set and open it (an import starts closed), unless ``opens_at`` says otherwise."""
         from enface.services.testsets import import_testset, update_settings
 
+        settings.setdefault("opens_at", OPENED)
         with self.app.app_context():
             ts = import_testset(path, task)
             if settings:
@@ -97,6 +102,30 @@ def upload(client, testset_id: int, token: str, files=None, *, label="primary", 
             "files": [(io.BytesIO(content), name) for name, content in files], **extra}
     return client.post(f"/api/v1/testsets/{testset_id}/submissions", data=data,
                        headers={"Authorization": f"Bearer {token}"}, content_type="multipart/form-data")
+
+
+def demo_testset_zip() -> bytes:
+    """The demo test set as an organizer uploads it: a zip holding its folder."""
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for p in sorted((DEMO / "testset").rglob("*")):
+            if p.is_file():
+                zf.write(p, f"demo-testset/{p.relative_to(DEMO / 'testset')}")
+    return buf.getvalue()
+
+
+def form_files(system: str = "strong-mt"):
+    """A demo system's files as the submission form's ``files`` field."""
+    return [(io.BytesIO(c), n) for n, c in system_files(system)]
+
+
+def submit_form(client, ts, system="strong-mt", **fields):
+    """POST the web submission form (as a logged-in client) with a demo system's files."""
+    data = {"label": "primary", "constrained": "constrained", "system_name": system, "description": "",
+            "files": form_files(system)} | fields
+    return client.post(f"/testsets/{ts}/submit", data=data, content_type="multipart/form-data")
 
 
 def login(client, email: str, password: str = PASSWORD):

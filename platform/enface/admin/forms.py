@@ -13,7 +13,8 @@ class ImportForm(FlaskForm):
 
 
 class SettingsForm(FlaskForm):
-    opens_at = DateTimeLocalField("Opens at (UTC; empty: open now)", format="%Y-%m-%dT%H:%M", validators=[Optional()])
+    opens_at = DateTimeLocalField("Opens at (UTC; empty: closed, not scheduled yet)", format="%Y-%m-%dT%H:%M",
+                                  validators=[Optional()])
     deadline = DateTimeLocalField("Deadline (UTC; empty: no deadline)", format="%Y-%m-%dT%H:%M",
                                   validators=[Optional()])
     quota_per_day = IntegerField("Submissions per team per day (empty: no limit)",

@@ -45,7 +45,11 @@ def import_testset():
         finally:
             discard(files)
         flash(f"Imported {ts.name}: {ts.num_documents} documents, {ts.num_segments} segments, "
-              f"{ts.num_refs} references. It is open with no deadline.", "success")
+              f"{ts.num_refs} references. It is closed and hidden: set when it opens (and its deadline) below; "
+              "release its leaderboard when the results are final.", "success")
+        for other in testsets_svc.same_data_as(ts):
+            flash(f"Warning: {other.title} (test set {other.id}) holds the same documents, sources and references. "
+                  "If this import was a mistake, leave it closed.", "warning")
         return redirect(url_for("admin.testset", testset_id=ts.id))
     return render_template("admin/import.html", form=form), 400 if request.method == "POST" else 200
 

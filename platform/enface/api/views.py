@@ -93,10 +93,15 @@ def create_submission(testset_id: int):
                             form.get("description", ""))
     files = receive(request.files.getlist("files"))
     sub = subs.create_submission(g.api_user, ts, data, files)
+    duplicate_of = getattr(sub, "duplicate_of", None)
     db.session.refresh(sub)
     body = {"id": sub.id, "state": sub.state,
             "url": url_for("api.get_submission", submission_id=sub.id, _external=True),
-            "page": url_for("submissions.detail", submission_id=sub.id, _external=True)}
+            "page": url_for("submissions.detail", submission_id=sub.id, _external=True),
+            "warnings": [] if duplicate_of is None else [
+                {"code": "duplicate_upload", "duplicate_of": duplicate_of,
+                 "message": f"the files are byte-identical to your team's submission #{duplicate_of}: it takes a "
+                            "slot and a place in the quota and will score the same"}]}
     resp = jsonify(body)
     resp.status_code = 202
     resp.headers["Location"] = body["url"]

@@ -140,9 +140,17 @@ def tokens():
         else:
             form = TokenForm(formdata=None)
     resp = make_response(render_template("auth/tokens.html", form=form, secret=secret, revoke_form=EmptyForm(),
-                                         tokens=list(reversed(current_user.tokens))))
+                                         tokens=list(reversed(current_user.tokens)), example=_example_testset()))
     resp.headers["Cache-Control"] = "no-store"   # the page may hold a new secret
     return resp
+
+
+def _example_testset():
+    """The test set the usage examples name: the first open one, else the first one (None: there is none)."""
+    from ..services.testsets import list_testsets
+
+    testsets = list_testsets()
+    return next((ts for ts in testsets if ts.is_open()), testsets[0] if testsets else None)
 
 
 @bp.post("/tokens/<int:token_id>/revoke")

@@ -15,6 +15,7 @@ from functools import wraps
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
+from ..confirm import ask, confirmed
 from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
@@ -113,6 +114,7 @@ def show(campaign_id: int):
     protocol = protocol_of(campaign)
     context = protocol.dashboard_context(campaign, request.args)
     return render_template(protocol.dashboard_template, campaign=campaign, protocol=protocol, fmt_ms=svc.fmt_ms,
+                           finished_work=svc.finished_work(campaign),
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
                            waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
                            new_links=None, campaign_exports=[(fmt, title) for fmt, (_m, _e, title)
@@ -176,6 +178,17 @@ def revoke_invite(campaign, invite_id: int):
 @bp.post("/<int:campaign_id>/start")
 @campaign_action()
 def start(campaign):
+    if not confirmed():
+        people = len(campaign.annotators)
+        return ask(title=f"Start {campaign.name}?", button="Yes, start and assign the items",
+                   cancel=url_for("campaigns.show", campaign_id=campaign.id),
+                   message="Starting hands out the items; the systems, documents and design are fixed from then on.",
+                   details=[f"{len(campaign.versions)} version(s) of {campaign.testset.title} go to "
+                            f"{people} annotator{'s' if people != 1 else ''}, {campaign.redundancy} per item.",
+                            "Annotators who join later get a share of the items nobody has opened yet.",
+                            "A started campaign cannot go back to draft (it can be deleted while unreleased)."],
+                   disabled=("Choose at least one system first." if not campaign.versions else
+                             "Add annotators first: invite them or add existing accounts." if not people else None))
     out = svc.start_campaign(campaign)
     extra = "".join(f", {n} {k.replace('_', ' ')}" for k, n in out.items() if k not in ("items", "assignments"))
     flash(f"Started: {out['items']} items, {out['assignments']} assignments{extra}.", "success")
@@ -209,6 +222,16 @@ def reopen(campaign, assignment_id: int):
 @bp.post("/<int:campaign_id>/release")
 @campaign_action()
 def release(campaign):
+    if not confirmed():
+        done, total = svc.finished_work(campaign)
+        return ask(title=f"Release {campaign.name}?", button="Yes, release the results",
+                   cancel=url_for("campaigns.show", campaign_id=campaign.id),
+                   message="Releasing freezes the results as they are now and publishes them.",
+                   details=[f"{done} of {total} assignments have finished work; unfinished work is left out.",
+                            f"The results page becomes public and {campaign.testset.title}'s leaderboard shows "
+                            "them (once that leaderboard is released).",
+                            "You can withdraw the release later; annotators can no longer change anything."],
+                   disabled=None if done else "Nothing to release yet: no item is finished.")
     svc.release(campaign)
     if svc.results_public(campaign):
         flash("Released: the results are public and on the leaderboard.", "success")

@@ -152,8 +152,8 @@ def demo(host, port, demo_dir, once):
     from sqlalchemy import select
 
     from ..extensions import db as database
-    from ..models import Submission, Task, TestSet
-    from ..services.testsets import import_testset, update_settings
+    from ..models import Submission, Task, TestSet, utcnow
+    from ..services.testsets import change_settings, import_testset, update_settings
 
     cfg = prepare(True)
     app = load_app()
@@ -161,6 +161,7 @@ def demo(host, port, demo_dir, once):
         ts = database.session.scalar(select(TestSet).join(Task).where(Task.name == "Demo"))
         if ts is None:
             ts = import_testset(demo_dir / "testset", "Demo")
+            ts = change_settings(ts, opens_at=utcnow())   # an import starts closed; the demo teams submit now
             click.echo(f"imported the demo test set: {ts.num_documents} documents, {ts.num_segments} segments")
         ts_id = ts.id
         already = database.session.scalar(select(Submission.id).where(Submission.testset_id == ts_id).limit(1))

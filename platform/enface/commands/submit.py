@@ -148,6 +148,8 @@ def submit(url, token, testset_id, label, unconstrained, system_name, descriptio
     created = client.submit(testset_id, paths, label=label, constrained="false" if unconstrained else "true",
                             system_name=system_name, description=description)
     click.echo(f"submission {created['id']} received: {created['page']}")
+    for warning in created.get("warnings", []):
+        click.echo(f"warning: {warning['message']}", err=True)
     if no_wait:
         return
     raise SystemExit(print_result(wait_for(client, created["id"], timeout)))

@@ -1,7 +1,13 @@
-"""``enface testset import|freeze`` and ``enface rescore``: test sets and their scores."""
+"""``enface testset import|list|release|hide|set|freeze|phenomena`` and ``enface rescore``: test sets and their scores.
+
+Every organizer action of the test-set settings page, for scripts: exit 0 on success, 1 with a
+sentence on stderr when the change is refused (unknown id, deadline before the opening, a
+negative quota, a date that does not parse), 2 on a usage error.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -19,9 +25,14 @@ def testset():
 @click.option("--task", "task_name", required=True, help="task name (created if it does not exist)")
 @click.option("--name", default=None, help="test set name (default: from testset.json)")
 def testset_import(directory, task_name, name):
-    """Import a test set in the scoring library's on-disk format."""
+    """Import a test set in the scoring library's on-disk format.
+
+    Prints the new test set's id alone on stdout (ID=$(enface testset import ...)); what was
+    imported, and a warning when the same data is already imported, go to stderr. The test set
+    starts closed and hidden: open it with ``enface testset set ID --opens now``.
+    """
     from ..services import ServiceError
-    from ..services.testsets import import_testset
+    from ..services.testsets import import_testset, same_data_as
 
     app = load_app()
     with app.app_context():
@@ -32,9 +43,14 @@ def testset_import(directory, task_name, name):
         from ..services.phenomena import count_phenomena
 
         tagged = count_phenomena(ts)
+        click.echo(ts.id)
         click.echo(f"imported test set {ts.id}: {ts.name} ({ts.src_lang}-{ts.tgt_lang}, {ts.num_documents} "
                    f"documents, {ts.num_segments} segments, {ts.num_refs} references"
-                   f"{f', {tagged} phenomena' if tagged else ''}) into task {task_name!r}")
+                   f"{f', {tagged} phenomena' if tagged else ''}) into task {task_name!r}; "
+                   f"it is closed and hidden (enface testset set {ts.id} --opens now)", err=True)
+        for other in same_data_as(ts):
+            click.echo(f"warning: test set {other.id} ({other.title}) holds the same documents, sources and "
+                       "references", err=True)
 
 
 @testset.command("phenomena")
@@ -81,6 +97,100 @@ def testset_freeze(testset_id, undo):
                            f"({len(ts.frozen_board['rows'])} systems on the frozen leaderboard)")
         except ServiceError as exc:
             fail(exc.message)
+
+
+@testset.command("list")
+@click.option("--json", "as_json", is_flag=True, help="one JSON array, for scripts")
+def testset_list(as_json):
+    """Every test set: id, task, name, window, quotas, document level, released."""
+    from ..services.testsets import list_testsets, settings_dict
+
+    app = load_app()
+    with app.app_context():
+        rows = [settings_dict(ts) for ts in list_testsets()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("no test sets (enface testset import DIR --task NAME)")
+        return
+    for r in rows:
+        window = "open" if r["open"] else "closed"
+        window += f", opens {r['opens_at']}" if r["opens_at"] else ", no opening set"
+        window += f", deadline {r['deadline']}" if r["deadline"] else ", no deadline"
+        quotas = "/".join("-" if q is None else str(q) for q in (r["daily_quota"], r["total_quota"]))
+        click.echo(f"{r['id']:>4}  {r['task']}: {r['name']} ({r['src_lang']}-{r['tgt_lang']})  {window};  "
+                   f"quota day/total {quotas};  document level {'yes' if r['document_level'] else 'no'};  "
+                   f"{'released' if r['released'] else 'hidden'}")
+
+
+@testset.command("release")
+@click.argument("testset_id", metavar="ID", type=str)
+def testset_release(testset_id):
+    """Release the leaderboard of test set ID: every scored system becomes public."""
+    _change(testset_id, "released", released=True)
+
+
+@testset.command("hide")
+@click.argument("testset_id", metavar="ID", type=str)
+def testset_hide(testset_id):
+    """Hide the leaderboard of test set ID again: only organizers and each team (its own rows) see it."""
+    _change(testset_id, "hidden", released=False)
+
+
+@testset.command("set")
+@click.argument("testset_id", metavar="ID", type=str)
+@click.option("--opens", metavar="ISO-DATETIME|now", help="when submissions open (UTC unless the time says otherwise)")
+@click.option("--deadline", metavar="ISO-DATETIME|none", help="when submissions close; none: no deadline")
+@click.option("--daily-quota", metavar="N|none", help="submissions per team and UTC day; none: no limit")
+@click.option("--total-quota", metavar="N|none", help="submissions per team in all; none: no limit")
+@click.option("--document-level/--no-document-level", default=None,
+              help="accept document-level (not line-aligned) submissions, scored with d-BLEU only")
+def testset_set(testset_id, opens, deadline, daily_quota, total_quota, document_level):
+    """Change the settings of test set ID; options not given keep their value."""
+    from ..services.testsets import parse_moment, parse_quota
+
+    changes = {}
+    try:
+        if opens is not None:
+            changes["opens_at"] = parse_moment(opens, "--opens", allow="now")
+        if deadline is not None:
+            changes["deadline"] = parse_moment(deadline, "--deadline", allow="none")
+        if daily_quota is not None:
+            changes["quota_per_day"] = parse_quota(daily_quota, "--daily-quota")
+        if total_quota is not None:
+            changes["quota_total"] = parse_quota(total_quota, "--total-quota")
+    except ValueError as exc:
+        fail(str(exc))
+    if document_level is not None:
+        changes["document_level_allowed"] = document_level
+    if not changes:
+        fail("nothing to change: give --opens, --deadline, --daily-quota, --total-quota or --document-level", 2)
+    _change(testset_id, "updated", **changes)
+
+
+def _change(testset_id: str, done: str, **changes) -> None:
+    """Apply ``changes`` to a test set through the same service as the web settings; exit 1 when refused."""
+    from ..services import ServiceError
+    from ..services.testsets import change_settings, get_testset, settings_dict
+
+    if not testset_id.isascii() or not testset_id.isdigit() or len(testset_id) > 9:
+        fail(f"{testset_id!r} is not a test set id (a number; see enface testset list)")
+    app = load_app()
+    with app.app_context():
+        try:
+            ts = change_settings(get_testset(int(testset_id)), **changes)
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                fail(f"there is no test set {testset_id} (see enface testset list)")
+            fail(exc.message)
+        row = settings_dict(ts)
+    click.echo(f"test set {row['id']} {done}: {'open' if row['open'] else 'closed'}, "
+               f"opens {row['opens_at'] or 'not set'}, deadline {row['deadline'] or 'none'}, "
+               f"quota day/total {row['daily_quota'] if row['daily_quota'] is not None else '-'}/"
+               f"{row['total_quota'] if row['total_quota'] is not None else '-'}, "
+               f"document level {'yes' if row['document_level'] else 'no'}, "
+               f"{'released' if row['released'] else 'hidden'}")
 
 
 @click.command()

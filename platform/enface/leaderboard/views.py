@@ -8,6 +8,11 @@ from ..services import testsets as testsets_svc
 from . import bp
 
 
+@bp.app_template_global("can_see_leaderboard")
+def can_see_leaderboard(ts) -> bool:
+    return lb.can_see(current_user, ts)
+
+
 def _fragment(board: dict, template: str, context, extra: tuple = ()) -> Markup:
     """``template`` rendered with ``board`` and ``context()`` (called only when not cached).
 

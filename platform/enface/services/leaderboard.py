@@ -305,6 +305,13 @@ def api_payload(board: dict) -> dict:
             "columns": board["columns"], "signatures": board["signatures"], "rows": api_rows(board)}
 
 
+def can_see(user: User | None, ts: TestSet) -> bool:
+    """Whether ``user`` gets a leaderboard page for ``ts`` (the rule of :func:`visible_leaderboard`):
+    pages link to a leaderboard only for those who may open it."""
+    authed = user is not None and getattr(user, "is_authenticated", False)
+    return ts.released or (authed and (user.is_organizer or user.team_id is not None))
+
+
 def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     """The leaderboard as ``user`` may see it (organizers the live one, the others the frozen one if frozen).
 

@@ -74,9 +74,13 @@ class SubmissionInput:
     constrained: bool
     system_name: str
     description: str = ""
+    #: an upload byte-identical to one of the team's live submissions: "warn" (accepted, noted in its timeline
+    #: and in ``Submission.duplicate_of``; the API) or "refuse" (the web form, until the user confirms it)
+    on_duplicate: str = "warn"
 
 
-def check_input(user: User, label: str, constrained, system_name: str, description: str) -> SubmissionInput:
+def check_input(user: User, label: str, constrained, system_name: str, description: str, *,
+                on_duplicate: str = "warn") -> SubmissionInput:
     label = (label or "").strip().lower()
     if label not in LABELS:
         raise ServiceError("invalid_field", f"label must be one of {', '.join(LABELS)}", 400, {"field": "label"})
@@ -88,6 +92,7 @@ def check_input(user: User, label: str, constrained, system_name: str, descripti
         constrained=parse_bool(constrained, "constrained", default=True),
         system_name=check_text(system_name, "system name", max_len=100),
         description=check_text(description, "description", max_len=2000, required=False, multiline=True),
+        on_duplicate=on_duplicate,
     )
 
 
@@ -265,6 +270,24 @@ def create_submission(user: User, ts: TestSet, data: SubmissionInput, files: lis
         discard(files)   # whatever was not moved into place
 
 
+def identical_submission(session: Session, team_id: int, testset_id: int, digests: list[str]) -> Submission | None:
+    """The team's latest submission (not withdrawn) on the test set whose files have exactly these
+    SHA-256 digests, in order; None when there is none."""
+    candidates = session.execute(
+        select(SubmissionFile.submission_id, SubmissionFile.sha256)
+        .join(Submission, Submission.id == SubmissionFile.submission_id)
+        .where(Submission.team_id == team_id, Submission.testset_id == testset_id,
+               Submission.withdrawn_at.is_(None))
+        .order_by(SubmissionFile.submission_id.desc(), SubmissionFile.position)).all()
+    by_submission: dict[int, list[str]] = {}
+    for sub_id, digest in candidates:
+        by_submission.setdefault(sub_id, []).append(digest)
+    for sub_id, known in by_submission.items():   # newest first
+        if known == digests:
+            return session.get(Submission, sub_id)
+    return None
+
+
 def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFile]) -> Submission:
     if not files:
         raise ServiceError("no_files", "upload at least one file: one <document>.txt per document, a zip of "
@@ -286,11 +309,23 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
     with db.write():
         ts = session.get(TestSet, ts.id, populate_existing=True)   # the settings as of this transaction
         if not user.is_organizer:
-            if ts.opens_at is not None and now < ts.opens_at:
+            if ts.opens_at is None:
+                raise ServiceError("not_open", "submissions for this test set are not open yet: the organizers "
+                                   "have not set when they open", 403)
+            if now < ts.opens_at:
                 raise ServiceError("not_open", f"submissions open at {ts.opens_at:%Y-%m-%d %H:%M} UTC", 403)
             if ts.deadline is not None and now >= ts.deadline:
                 raise ServiceError("deadline_passed", f"the deadline ({ts.deadline:%Y-%m-%d %H:%M} UTC) has "
                                    "passed; no more submissions for this test set", 403)
+        earlier = None
+        if team_id is not None:
+            earlier = identical_submission(session, team_id, ts.id, [f.sha256 for f in files])
+            if earlier is not None and data.on_duplicate == "refuse":
+                raise ServiceError(
+                    "duplicate_upload", f"these files are byte-identical to your team's submission #{earlier.id} "
+                    f"{earlier.system_name!r} ({earlier.label}, {earlier.state}); nothing was submitted. To submit "
+                    "them again anyway (say, under another label), tick \"Submit anyway\"", 409,
+                    {"duplicate_of": earlier.id})
         quota_day = None
         if data.label != "baseline":
             quota_day = _take_quota(session, ts, team_id, now)
@@ -305,6 +340,10 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
         what = "a zip archive" if kind == "zip" else f"{len(files)} file{'s' if len(files) != 1 else ''}"
         session.add(SubmissionEvent(submission_id=sub.id, state="received", created_at=now,
                                     message=f"received {what} ({sub.upload_size} bytes) from {actor(user)}"))
+        if earlier is not None:
+            session.add(SubmissionEvent(submission_id=sub.id, state="received", created_at=now,
+                                        message=f"byte-identical to submission #{earlier.id}: it will score the same"))
+    sub.duplicate_of = earlier.id if earlier is not None else None   # not a column: for the API's answer
     for f in files:
         commit_file(f)
     job_queue.enqueue("validate", sub.id)
@@ -312,6 +351,31 @@ def _create(user: User, ts: TestSet, data: SubmissionInput, files: list[StoredFi
 
 
 # --------------------------------------------------------------------------- changing
+
+
+def _active_primary(team_id: int | None, testset_id: int) -> Submission | None:
+    if team_id is None:
+        return None
+    return db.session.scalar(select(Submission).where(Submission.team_id == team_id,
+                                                      Submission.testset_id == testset_id,
+                                                      Submission.label == "primary", Submission.slot.is_not(None)))
+
+
+def team_primary(user: User, testset_id: int) -> Submission | None:
+    """The active primary of ``user``'s team on a test set, if any."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return _active_primary(user.team_id, testset_id)
+
+
+def current_primary(sub: Submission) -> Submission | None:
+    """The active primary of ``sub``'s team on its test set (None: none, or a baseline)."""
+    return _active_primary(sub.team_id, sub.testset_id)
+
+
+def check_editable(user: User, sub: Submission) -> None:
+    """NotFound/Forbidden/ServiceError unless ``user`` may withdraw or switch ``sub`` now."""
+    _editable(user, sub)
 
 
 def _editable(user: User, sub: Submission) -> None:

@@ -61,7 +61,8 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
                    quota_total: int | None = None) -> TestSet:
     """Import a test-set directory (testset.json, source/, ref1/, ref2/) into a task, creating the task.
 
-    The test set opens at once with no deadline, until an organizer sets one.
+    The test set starts closed (no opening time) and hidden (its leaderboard not released), with no
+    deadline: an organizer opens it (web settings, or ``enface testset set ID --opens now``).
     """
     try:
         loaded = load_testset(path)
@@ -138,12 +139,21 @@ def in_archive(message: str, folder: Path) -> str:
     return message
 
 
+def same_data_as(ts: TestSet) -> list[TestSet]:
+    """Other test sets imported from the same documents, sources and references (a second import warns)."""
+    return list(db.session.scalars(select(TestSet).where(TestSet.fingerprint == ts.fingerprint, TestSet.id != ts.id)
+                                   .order_by(TestSet.id)))
+
+
 def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetime | None = None,
                     quota_per_day: int | None, quota_total: int | None, document_level_allowed: bool,
                     released: bool, references_public: bool, description: str | None = None) -> TestSet:
     for value, label in ((quota_per_day, "quota per day"), (quota_total, "total quota")):
         if value is not None and not 0 <= value <= 100000:
             raise ServiceError("invalid_field", f"{label} must be between 0 and 100000", 400)
+    if deadline is not None and opens_at is not None and _aware(deadline) <= _aware(opens_at):
+        raise ServiceError("invalid_field", f"the deadline ({_aware(deadline):%Y-%m-%d %H:%M} UTC) must come after "
+                           f"the opening ({_aware(opens_at):%Y-%m-%d %H:%M} UTC)", 400)
     with db.write():
         ts = db.session.merge(ts)
         ts.deadline = _aware(deadline)
@@ -163,6 +173,59 @@ def update_settings(ts: TestSet, *, deadline: datetime | None, opens_at: datetim
         note_leaderboard_change(db.session, ts.id)
     db.session.refresh(ts)
     return ts
+
+
+def change_settings(ts: TestSet, **changes) -> TestSet:
+    """``update_settings`` with only ``changes`` given; every other setting keeps its value."""
+    current = dict(deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                   quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                   released=ts.released, references_public=ts.references_public)
+    unknown = set(changes) - set(current) - {"description"}
+    if unknown:
+        raise ValueError(f"unknown settings: {sorted(unknown)}")
+    current.update(changes)
+    return update_settings(ts, **current)
+
+
+def settings_dict(ts: TestSet) -> dict:
+    """A test set's settings as ``enface testset list --json`` prints them."""
+    return {"id": ts.id, "task": ts.task.name, "name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
+            "documents": ts.num_documents, "segments": ts.num_segments, "references": ts.num_refs,
+            "open": ts.is_open(), "opens_at": ts.opens_at.isoformat() if ts.opens_at else None,
+            "deadline": ts.deadline.isoformat() if ts.deadline else None,
+            "daily_quota": ts.quota_per_day, "total_quota": ts.quota_total,
+            "document_level": ts.document_level_allowed, "released": ts.released,
+            "released_at": ts.released_at.isoformat() if ts.released_at else None,
+            "references_public": ts.references_public, "fingerprint": ts.fingerprint}
+
+
+def parse_moment(text: str, option: str, *, allow: str) -> datetime | None:
+    """An ISO 8601 date-time (UTC when it names no offset), or ``allow``: ``now`` (this moment) or
+    ``none`` (no value). ValueError with a sentence otherwise."""
+    value = text.strip()
+    if value.lower() == allow:
+        return utcnow() if allow == "now" else None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{option} {text!r} is not an ISO date-time such as 2026-06-30T23:59 or "
+                         f"2026-06-30T23:59+02:00, nor {allow!r}") from None
+    if not 2000 <= moment.year <= 9998:
+        raise ValueError(f"{option} {text!r} is out of range (years 2000 to 9998)")
+    return _aware(moment)
+
+
+def parse_quota(text: str, option: str) -> int | None:
+    """A quota: a whole number from 0 to 100000, or ``none`` (no limit). ValueError with a sentence otherwise."""
+    value = text.strip()
+    if value.lower() == "none":
+        return None
+    if not (value.lstrip("-").isascii() and value.lstrip("-").isdigit()) or len(value) > 12:
+        raise ValueError(f"{option} {text!r} is not a whole number (or none for no limit)")
+    number = int(value)
+    if not 0 <= number <= 100000:
+        raise ValueError(f"{option} must be between 0 and 100000, not {number}")
+    return number
 
 
 def _aware(value: datetime | None) -> datetime | None:

@@ -1,6 +1,6 @@
 from flask_wtf import FlaskForm
 from flask_wtf.file import MultipleFileField
-from wtforms import RadioField, SelectField, StringField, TextAreaField
+from wtforms import BooleanField, RadioField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
 from ..forms import choices
@@ -14,3 +14,4 @@ class SubmitForm(FlaskForm):
                                               ("unconstrained", "Unconstrained (any data or model) ⋆")]))
     system_name = StringField("System name", validators=[DataRequired(), Length(max=100)])
     description = TextAreaField("Short description (model, data, tricks)", validators=[Length(max=2000)])
+    allow_duplicate = BooleanField("Submit anyway: I know these files are identical to an earlier submission")

@@ -5,6 +5,7 @@ from flask import Response, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
 from ..auth.forms import EmptyForm
+from ..confirm import ask, confirmed
 from ..extensions import db
 from ..forms import choices
 from ..services import Forbidden, NotFound, ServiceError
@@ -50,20 +51,41 @@ def submit(testset_id: int):
     form = SubmitForm()
     if current_user.is_organizer:
         form.label.choices = [*form.label.choices, *choices([("baseline", "Baseline (organizers)")])]
-    if form.validate_on_submit():
+    primary = subs.team_primary(current_user, ts.id)
+    if request.method == "GET" and primary is not None:
+        form.label.data = "contrastive"      # a second primary is refused: do not offer it first
+    duplicate_of = None
+    chosen = [f for f in request.files.getlist("files") if f and f.filename]
+    if request.method == "POST" and not chosen:
+        form.validate_on_submit()           # field errors too, all on one page
+        flash(f"No output files chosen: select the {ts.num_documents} <document>.txt files "
+              f"({_some_names(ts)}), a zip of them, or one file with all {ts.num_segments} segments in order.",
+              "error")
+    elif form.validate_on_submit():
         try:
             data = subs.check_input(current_user, form.label.data, form.constrained.data, form.system_name.data,
-                                    form.description.data or "")
-            files = receive(request.files.getlist("files"))
+                                    form.description.data or "",
+                                    on_duplicate="warn" if form.allow_duplicate.data else "refuse")
+            files = receive(chosen)
             sub = subs.create_submission(current_user, ts, data, files)
         except ServiceError as exc:
-            flash(exc.message, "error")
-            return render_template("submissions/submit.html", ts=ts, form=form), exc.status
+            flash(exc.message + (". Choose the files again." if chosen else ""), "error")
+            duplicate_of = exc.details.get("duplicate_of") if exc.code == "duplicate_upload" else None
+            return render_template("submissions/submit.html", ts=ts, form=form, primary=primary,
+                                   duplicate_of=duplicate_of), exc.status
         flash(f"Submission #{sub.id} received. Validation and scoring run in the background; this page follows "
               "them.", "success")
         return redirect(url_for("submissions.detail", submission_id=sub.id))
+    elif request.method == "POST":
+        flash("Nothing was uploaded: correct the fields marked below, then choose the files again.", "error")
     status = 400 if request.method == "POST" else 200
-    return render_template("submissions/submit.html", ts=ts, form=form), status
+    return render_template("submissions/submit.html", ts=ts, form=form, primary=primary,
+                           duplicate_of=duplicate_of), status
+
+
+def _some_names(ts) -> str:
+    names = [f"{d.name}.txt" for d in ts.documents[:3]]
+    return ", ".join(names) + (", …" if ts.num_documents > 3 else "")
 
 
 @bp.get("/submissions")
@@ -77,11 +99,20 @@ def mine():
 def detail(submission_id: int):
     sub = subs.get_visible(current_user, submission_id)
     owner = current_user.is_authenticated and (subs.can_manage(current_user, sub) or current_user.is_organizer)
+    undo = None
+    if owner and request.args.get("undo", "").isdigit():
+        # Just switched: offer to make the previous primary primary again, while that is still possible.
+        prev = db.session.get(subs.Submission, int(request.args["undo"]))
+        if (prev is not None and prev.team_id == sub.team_id and prev.testset_id == sub.testset_id
+                and prev.label == "contrastive" and prev.slot is not None and sub.label == "primary"):
+            undo = prev
     return render_template("submissions/detail.html", sub=sub, owner=owner, action_form=EmptyForm(),
-                           scores=sub.corpus_scores(), public_message=subs.public_message)
+                           scores=sub.corpus_scores(), public_message=subs.public_message, undo=undo)
 
 
-def _action(submission_id: int, fn, done: str):
+def _action(submission_id: int, fn, done: str, *, question=None, back_to=None):
+    """A POST on one submission: checked, confirmed (``question(sub)`` gives the confirmation page's
+    text; None: none needed), done through ``fn``, flashed, and back to the page it came from."""
     form = EmptyForm()
     if not form.validate_on_submit():
         flash("The form expired; try again.", "error")
@@ -89,7 +120,12 @@ def _action(submission_id: int, fn, done: str):
     sub = db.session.get(subs.Submission, submission_id)
     if sub is None:
         raise NotFound("submission")
+    back = (request.form.get("back") == "mine" and url_for("submissions.mine")
+            or url_for("submissions.detail", submission_id=submission_id))
     try:
+        subs.check_editable(current_user, sub)     # 404/403 before any confirmation page
+        if question is not None and not confirmed():
+            return ask(cancel=back, **question(sub))
         fn(current_user, sub)
     except (NotFound, Forbidden):
         raise
@@ -97,17 +133,56 @@ def _action(submission_id: int, fn, done: str):
         flash(exc.message, "error")
     else:
         flash(done.format(id=sub.id), "success")
-    return redirect(request.form.get("back") == "mine" and url_for("submissions.mine")
-                    or url_for("submissions.detail", submission_id=submission_id))
+        if back_to is not None:
+            return redirect(back_to(sub) or back)
+    return redirect(back)
+
+
+def _withdraw_question(sub) -> dict:
+    details = [f"{sub.label.capitalize()} #{sub.id} {sub.system_name!r} stops counting: it leaves the leaderboard "
+               "and any human evaluation not yet started."]
+    if sub.label != "baseline":
+        details.append("Its slot and its place in your team's quota are given back.")
+    details.append("This cannot be undone: to bring the output back, upload it again (it counts as a new "
+                   "submission).")
+    return {"title": f"Withdraw #{sub.id} {sub.system_name}?", "button": "Yes, withdraw it", "danger": True,
+            "message": "Withdrawing is final.", "details": details}
+
+
+def _primary_question(sub) -> dict:
+    old = subs.current_primary(sub)
+    details = [f"#{sub.id} {sub.system_name!r} becomes your team's primary system: the one that is ranked."]
+    if old is not None:
+        details.append(f"The current primary, #{old.id} {old.system_name!r}, becomes contrastive.")
+        details.append(f"To undo, make #{old.id} primary again (the next page offers it).")
+    return {"title": f"Make #{sub.id} {sub.system_name} primary?", "button": "Yes, make it primary",
+            "message": "Only one system per team is primary.", "details": details}
 
 
 @bp.post("/submissions/<int:submission_id>/withdraw")
 @login_required
 def withdraw(submission_id: int):
-    return _action(submission_id, subs.withdraw, "Submission #{id} withdrawn; it no longer counts.")
+    return _action(submission_id, subs.withdraw, "Submission #{id} withdrawn; it no longer counts.",
+                   question=_withdraw_question)
 
 
 @bp.post("/submissions/<int:submission_id>/primary")
 @login_required
 def make_primary(submission_id: int):
-    return _action(submission_id, subs.make_primary, "Submission #{id} is now your primary system.")
+    # The undo of a switch is the same switch back: no confirmation for it (``undo=1``).
+    undo = request.form.get("undo") == "1"
+    previous = {}
+
+    def switch(user, sub):
+        old = subs.current_primary(sub)
+        subs.make_primary(user, sub)
+        if old is not None and old.id != sub.id:
+            previous["id"] = old.id
+
+    def undo_page(sub):
+        if "id" not in previous or undo:
+            return None
+        return url_for("submissions.detail", submission_id=sub.id, undo=previous["id"])
+
+    return _action(submission_id, switch, "Submission #{id} is now your primary system.",
+                   question=None if undo else _primary_question, back_to=undo_page)

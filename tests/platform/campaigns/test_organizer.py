@@ -132,11 +132,11 @@ def test_dashboard_lifecycle_export_and_leaderboard(world):
     org = world.client("org@example.org")
     html = org.get(f"/campaigns/{cid}").get_data(as_text=True)
     assert "Start: assign items" in html and "rater1" in html
-    r = org.post(f"/campaigns/{cid}/start")
+    r = org.post(f"/campaigns/{cid}/start", data={"confirmed": "yes"})
     assert r.status_code == 302
     html = org.get(f"/campaigns/{cid}").get_data(as_text=True)
     assert "Started" in html or "items finished" in html
-    assert org.post(f"/campaigns/{cid}/start").status_code == 302      # refused with a message, not an error
+    assert org.post(f"/campaigns/{cid}/start", data={"confirmed": "yes"}).status_code == 302      # refused with a message, not an error
     assert "already started" in org.get(f"/campaigns/{cid}").get_data(as_text=True)
     for email in ("ann1@example.org", "ann2@example.org"):
         c = world.client(email)
@@ -160,7 +160,7 @@ def test_dashboard_lifecycle_export_and_leaderboard(world):
     anon = world.client()
     for url in (f"/campaigns/{cid}/results", f"/campaigns/{cid}/export.tsv", f"/campaigns/{cid}/errors.svg"):
         assert anon.get(url).status_code == 404
-    assert org.post(f"/campaigns/{cid}/release").status_code == 302
+    assert org.post(f"/campaigns/{cid}/release", data={"confirmed": "yes"}).status_code == 302
     # released, but the test set is not: the results wait for it
     assert anon.get(f"/campaigns/{cid}/results").status_code == 404
     set_testset_released(world)

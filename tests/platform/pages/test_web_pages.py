@@ -7,17 +7,7 @@ import re
 import zipfile
 from datetime import datetime, timedelta, timezone
 
-from tests.support.testkit import DEMO, PASSWORD, login, system_files
-
-
-def form_files(system="strong-mt"):
-    return [(io.BytesIO(c), n) for n, c in system_files(system)]
-
-
-def submit_form(client, ts, system="strong-mt", **fields):
-    data = {"label": "primary", "constrained": "constrained", "system_name": system, "description": "",
-            "files": form_files(system)} | fields
-    return client.post(f"/testsets/{ts}/submit", data=data, content_type="multipart/form-data")
+from tests.support.testkit import PASSWORD, demo_testset_zip, login, submit_form, system_files
 
 
 def test_register_create_and_join_a_team(client, world):
@@ -81,10 +71,10 @@ def test_submit_through_the_form(client, world):
     weak = int(resp.headers["Location"].rsplit("/", 1)[1])
     mine = client.get("/submissions").get_data(as_text=True)
     assert "Make primary" in mine and "Withdraw" in mine
-    client.post(f"/submissions/{weak}/primary", data={"back": "mine"})
+    client.post(f"/submissions/{weak}/primary", data={"back": "mine", "confirmed": "yes"})
     html = client.get(f"/submissions/{weak}").get_data(as_text=True)
     assert 'tag-primary' in html and "made primary by cap@a.org" in html
-    client.post(f"/submissions/{weak}/withdraw")
+    client.post(f"/submissions/{weak}/withdraw", data={"confirmed": "yes"})
     assert "withdrawn by cap@a.org" in client.get(f"/submissions/{weak}").get_data(as_text=True)
 
 
@@ -109,7 +99,7 @@ def test_form_errors_are_shown(client, world):
     login(client, "cap@a.org")
     resp = client.post(f"/testsets/{ts}/submit", content_type="multipart/form-data",
                        data={"label": "primary", "constrained": "constrained", "system_name": "x"})
-    assert resp.status_code == 400 and "upload at least one file" in resp.get_data(as_text=True)
+    assert resp.status_code == 400 and "No output files chosen" in resp.get_data(as_text=True)
     resp = submit_form(client, ts, system_name="")
     assert resp.status_code == 400 and "This field is required" in resp.get_data(as_text=True)
 
@@ -136,19 +126,17 @@ def test_public_pages(client, world):
 def test_organizer_imports_and_configures(client, world):
     world.user("org@x.org", role="organizer")
     login(client, "org@x.org")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for p in sorted((DEMO / "testset").rglob("*")):
-            if p.is_file():
-                zf.write(p, f"demo-testset/{p.relative_to(DEMO / 'testset')}")
     resp = client.post("/admin/testsets/import", content_type="multipart/form-data",
-                       data={"task": "Literary 2026", "archive": (io.BytesIO(buf.getvalue()), "testset.zip")})
+                       data={"task": "Literary 2026", "archive": (io.BytesIO(demo_testset_zip()), "testset.zip")})
     assert resp.status_code == 302, resp.get_data(as_text=True)
     html = client.get(resp.headers["Location"]).get_data(as_text=True)
-    assert "3 documents, 67 segments, 2 references" in html
+    assert "3 documents, 67 segments, 2 references" in html and "closed and hidden" in html
     ts = int(resp.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    t = client.get(f"/api/v1/testsets/{ts}").get_json()
+    assert t["open"] is False and t["opens_at"] is None and t["released"] is False     # an import starts so
+    opens = (datetime.now(timezone.utc) - timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M")
     deadline = (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
-    resp = client.post(f"/admin/testsets/{ts}", data={"deadline": deadline, "quota_per_day": "3",
+    resp = client.post(f"/admin/testsets/{ts}", data={"opens_at": opens, "deadline": deadline, "quota_per_day": "3",
                                                       "quota_total": "", "document_level_allowed": "y",
                                                       "released": "", "references_public": "",
                                                       "description": "zh-en web novels"})

@@ -77,9 +77,9 @@ BAD_CASES = {
                           "control-char", "jade-lantern.2.txt", 7),
     "empty document": ([*((n, c) for n, c in S.items() if n != "mountain-inn.txt"), ("mountain-inn.txt", b"")],
                        "empty-document", "mountain-inn.txt", None),
-    "line missing": (system_files("broken-mt"), "line-count", "jade-lantern.2.txt", None),
+    "line missing": (system_files("broken-mt"), "line-count", "jade-lantern.2.txt", 12),
     "empty submission": ([("output.txt", b"")], "empty-submission", None, None),
-    "single file short": ([("all.txt", b"one line\n")], "line-count", "all.txt", None),
+    "single file short": ([("all.txt", b"one line\n")], "line-count", "all.txt", 1),
 }
 
 

@@ -413,6 +413,7 @@ def test_organizer_pages(live, browser):
     shot(page, "24-new-campaign")
     page.goto(f"{base}/campaigns/{cid}")
     page.click("button:has-text('Release to the leaderboard')")
+    page.click("button:has-text('Yes, release the results')")      # the confirmation page
     page.wait_for_load_state("networkidle")
     from enface.services.testsets import get_testset, update_settings
 

@@ -378,6 +378,7 @@ def test_the_organizer_pages(live, browser):
     assert page.locator("#design-readers tbody tr").count() == 4
     shot(page, "22-dashboard-design", full=True)
     page.click("text=Start: assign the books")
+    page.click("button:has-text('Yes, start and assign the items')")   # the confirmation page
     page.wait_for_selector("#progress-table")
     # two readers finish Part 1 of a book (one far too fast), one starts Part 2 a day later
     for n, ms in ((1, 400_000), (2, 4_000)):

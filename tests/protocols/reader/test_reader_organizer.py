@@ -66,7 +66,7 @@ def test_the_design_is_shown_before_the_start_and_kept(world):
     for r in preview["readers"]:                                  # shown on the page, row by row
         for b in r["books"]:
             assert f"<code>{b['document']}</code> → version {b['first']} first" in html
-    assert org.post(f"/campaigns/{cid}/start").status_code in (302, 303)
+    assert org.post(f"/campaigns/{cid}/start", data={"confirmed": "yes"}).status_code in (302, 303)
     actual = set()
     for n, email in enumerate(readers, 1):
         for b in books_of(world, cid, email):
@@ -84,7 +84,7 @@ def test_a_reader_of_a_team_never_reads_their_own_system(world):
     org = world.client("org@example.org")
     html = org.get(f"/campaigns/{cid}").get_data(as_text=True)
     assert 'id="design-error"' in html and "own team" in html
-    r = org.post(f"/campaigns/{cid}/start", follow_redirects=True)
+    r = org.post(f"/campaigns/{cid}/start", data={"confirmed": "yes"}, follow_redirects=True)
     assert "own team" in r.get_data(as_text=True)
 
 
@@ -113,7 +113,7 @@ def test_progress_locks_times_flags_and_results(world, clock):
     assert c1.get(f"/campaigns/{cid}/export.jsonl").status_code in (302, 403, 404)
     assert org.get(f"/campaigns/{cid}/export.csv").status_code == 200
     # release freezes the results for the public page
-    assert org.post(f"/campaigns/{cid}/release").status_code in (302, 303)
+    assert org.post(f"/campaigns/{cid}/release", data={"confirmed": "yes"}).status_code in (302, 303)
     assert world.client().get(f"/campaigns/{cid}/results").status_code == 404   # until the test set's release
     set_testset_released(world)
     pub = world.client().get(f"/campaigns/{cid}/results")

@@ -34,6 +34,7 @@ from .lifecycle import (
     attach_to_leaderboard,
     counterbalanced_pairs,
     delete_campaign,
+    finished_work,
     rebalance,
     release,
     released_campaign,

@@ -233,11 +233,22 @@ def results_public(campaign: Campaign) -> bool:
     return campaign.state == "released" and bool(campaign.testset.released)
 
 
+def finished_work(campaign: Campaign) -> tuple[int, int]:
+    """(assignments with finished work, all assignments): finished items, or items whose first part
+    (a stage) is done, since a protocol with stages has results before its last stage."""
+    done, total = db.session.execute(
+        select(func.count().filter((Assignment.state == "finished") | (Assignment.stage > 0)), func.count())
+        .where(Assignment.campaign_id == campaign.id)).one()
+    return done or 0, total or 0
+
+
 def release(campaign: Campaign) -> dict:
     """Freezes the protocol's results and puts them on the test set's leaderboard (public once the test set
     is released: :func:`results_public`)."""
     if campaign.state not in ("open", "closed"):
         raise bad("bad_transition", f"a {campaign.state} campaign cannot be released", 409)
+    if finished_work(campaign)[0] == 0:
+        raise bad("nothing_finished", "no item is finished yet: there are no results to release", 409)
     snapshot = json.loads(json.dumps(protocol_of(campaign).release_snapshot(campaign), default=str))
     with db.write():
         camp = db.session.get(Campaign, campaign.id)
