@@ -24,14 +24,15 @@ def phenomena_testset(demo_dir: Path):
     from sqlalchemy import select
 
     from ..extensions import db
-    from ..models import Task, TestSet
-    from ..services.testsets import import_testset
+    from ..models import Task, TestSet, utcnow
+    from ..services.testsets import change_settings, import_testset
 
     folder = demo_dir / "phenomena" / "testset"
     ts = db.session.scalar(select(TestSet).join(Task).where(Task.name == PHENOMENA_TASK,
                                                             TestSet.name == "Demo phenomena zh-en"))
     if ts is None:
         ts = import_testset(folder, PHENOMENA_TASK)
+        ts = change_settings(ts, opens_at=utcnow())   # an import starts closed; the demo systems are submitted now
         click.echo(f"imported the demo phenomena set: {ts.num_segments} segments, tagged phenomena included")
     return ts
 
