@@ -61,16 +61,19 @@ def _load(candidate: str) -> dict | None:
     return None
 
 
-def extract_object(text: str | None) -> dict:
-    """The first JSON object in ``text`` (fenced or not, trailing commas forgiven)."""
+def extract_object(text: str | None, keys: tuple[str, ...] = SCORE_KEYS) -> dict:
+    """The first JSON object in ``text`` holding one of ``keys`` (else the first JSON object at all),
+    fenced or not, trailing commas forgiven."""
     if not text or not text.strip():
         raise MalformedAnswer("the answer was empty")
     # Reasoning models may think aloud in <think>...</think> before answering; the answer follows it.
     text = re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL)
-    for candidate in _candidates(text):
-        obj = _load(candidate)
-        if obj is not None:
+    objects = [obj for obj in map(_load, _candidates(text)) if obj is not None]
+    for obj in objects:
+        if any(key in obj for key in keys):
             return obj
+    if objects:
+        return objects[0]
     raise MalformedAnswer("the answer holds no JSON object")
 
 
@@ -113,7 +116,7 @@ def parse_scores(text: str | None) -> dict[str, Any]:
 
 def parse_verdict(text: str | None) -> dict[str, Any]:
     """The judge's answer: ``{"judge": "yes"|"no", "judge_reasons", "sp", "g_1", "g_2"}``."""
-    obj = extract_object(text)
+    obj = extract_object(text, ("judge",) + SCORE_KEYS)
     verdict = obj.get("judge")
     if isinstance(verdict, bool):
         verdict = "yes" if verdict else "no"
