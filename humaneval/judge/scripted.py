@@ -11,7 +11,9 @@ It answers ``POST /v1/chat/completions`` from a script (JSON)::
                      {"content": "not json at all"},
                      {"status": 429, "retry_after": 0.2},
                      {"delay": 3.0, "json": {...}}]}],
-     "default": {"status": 400}}      # optional: the reply when no rule matches (else HTTP 400)
+     "default": {"status": 400},      # optional: the reply when no rule matches (else HTTP 400)
+     "latency": 0.2,                  # optional: seconds every answer waits (a model's think time)
+     "inject": {"every": 10, "status": 429, "retry_after": 0.1}}   # optional: every 10th request fails
 
 A request matches the first rule whose ``prefix`` starts its first message and
 whose ``match`` strings all occur somewhere in its messages. Each rule counts
@@ -45,6 +47,10 @@ class ScriptError(ValueError):
 def check_script(script: Any) -> dict[str, Any]:
     if not isinstance(script, dict) or not isinstance(script.get("rules", []), list):
         raise ScriptError('a script is an object with a "rules" list')
+    inject = script.get("inject")
+    if inject is not None and (not isinstance(inject, dict) or not isinstance(inject.get("every"), int)
+                               or inject["every"] < 1):
+        raise ScriptError('"inject" needs "every": a whole number of requests, at least 1')
     for n, rule in enumerate(script.get("rules", []), 1):
         if not isinstance(rule, dict) or not isinstance(rule.get("replies"), list) or not rule["replies"]:
             raise ScriptError(f"rule {n}: needs a non-empty \"replies\" list")
@@ -59,10 +65,17 @@ class Script:
     def __init__(self, script: dict[str, Any]):
         self.script = check_script(script)
         self.counters = [0] * len(self.script.get("rules", []))
+        self.served = 0
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
     def reply_for(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+        inject = self.script.get("inject")
+        if inject:
+            with self.lock:
+                self.served += 1
+                if self.served % int(inject["every"]) == 0:
+                    return {k: v for k, v in inject.items() if k != "every"}
         first = str(messages[0].get("content", "")) if messages else ""
         text = "\n".join(str(m.get("content", "")) for m in messages)
         with self.lock:
@@ -134,8 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.server.script.reply_for(messages)
         if reply is None:
             return self._error(400, "no rule of the script matches this request")
-        if reply.get("delay"):
-            time.sleep(float(reply["delay"]))
+        delay = float(reply.get("delay", 0)) + float(self.server.script.script.get("latency", 0))
+        if delay:
+            time.sleep(delay)
         status = int(reply.get("status", 200))
         if status != 200:
             headers = {}
