@@ -8,6 +8,7 @@
 A plain library: no web framework, no database.
 """
 
+from .agreement import AGREEMENT_CRITERIA, criterion_agreement, icc3, kappa, rubric_agreement
 from .model import (
     CRITERION_KEYS,
     DEFAULT_RUBRIC,
@@ -23,9 +24,21 @@ from .model import (
     load_rubric,
     parse_rubric,
 )
+from .phenomena import (
+    PHENOMENA_FILE,
+    PhenomenaError,
+    Phenomenon,
+    dump_phenomena,
+    load_phenomena,
+    parse_phenomena,
+)
+from .results import dimension_means, overall, rubric_results, system_tables
 from .rules import RESPONSE_FIELDS, check_scores, sigma
 
 __all__ = [
+    "AGREEMENT_CRITERIA", "PHENOMENA_FILE", "PhenomenaError", "Phenomenon", "criterion_agreement",
+    "dimension_means", "dump_phenomena", "icc3", "kappa", "load_phenomena", "overall", "parse_phenomena",
+    "rubric_agreement", "rubric_results", "system_tables",
     "CRITERION_KEYS", "DEFAULT_RUBRIC", "DITING_DIMENSIONS", "REFUSALS", "RESPONSE_FIELDS", "Criterion",
     "Dimension", "Level", "RefusalRule", "Rubric", "RubricError", "available_rubrics", "check_scores",
     "load_rubric", "parse_rubric", "sigma",
