@@ -33,6 +33,13 @@ def comet_submission(submission_id: int):
     return run_comet(submission_id)
 
 
+@shared_task(name=QUEUES["judge"][0])
+def run_judge(judge_id: int):
+    from ..judges.running import run_judge as run
+
+    return run(judge_id)
+
+
 @shared_task(name=SWEEP_TASK)
 def sweep_task():
     from ..services.pipeline import sweep
