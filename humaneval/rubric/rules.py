@@ -27,8 +27,13 @@ def _is_score(value: Any, scale: tuple[int, ...]) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value in scale
 
 
-def check_scores(dimension_key: str, response: Mapping[str, Any], rubric: Rubric | None = None) -> list[str]:
-    """What is wrong with ``response`` for a phenomenon of ``dimension_key``; [] when it follows the rules."""
+def check_scores(dimension_key: str, response: Mapping[str, Any], rubric: Rubric | None = None, *,
+                 partial: bool = False) -> list[str]:
+    """What is wrong with ``response`` for a phenomenon of ``dimension_key``; [] when it follows the rules.
+
+    ``partial``: a response being filled in (an autosaved draft): a missing or null score is allowed,
+    and the rules apply to the scores given (a General score given with Specific 0 must be 0).
+    """
     rubric = rubric or load_rubric()
     dimension = rubric.dimension(dimension_key)
     if dimension is None:
@@ -40,6 +45,8 @@ def check_scores(dimension_key: str, response: Mapping[str, Any], rubric: Rubric
     scale = rubric.scale
     scale_text = "/".join(map(str, scale))
     for key in CRITERION_KEYS:
+        if partial and response.get(key) is None:
+            continue
         if key not in response or response[key] is None:
             errors.append(f"{key} ({dimension.criterion(key).name}) is missing: score it {scale_text}")
         elif not _is_score(response[key], scale):
@@ -56,9 +63,9 @@ def check_scores(dimension_key: str, response: Mapping[str, Any], rubric: Rubric
         return errors
 
     lowest = scale[0]
-    if response["sp"] == lowest:
+    if response.get("sp") == lowest:
         for key in CRITERION_KEYS[1:]:
-            if response[key] != lowest:
+            if response.get(key) is not None and response[key] != lowest:
                 errors.append(f"the Specific score is {lowest}, so {key} ({dimension.criterion(key).name}) "
                               f"must be {lowest} too (not {response[key]})")
     if refusal is not None:
@@ -70,11 +77,11 @@ def check_scores(dimension_key: str, response: Mapping[str, Any], rubric: Rubric
         else:
             want = holder.refusal.score(refusal)
             article = "an" if refusal == "unjustified" else "a"
-            if holder.key != "sp" and response["sp"] == lowest and want != lowest:
+            if holder.key != "sp" and response.get("sp") == lowest and want != lowest:
                 errors = [f"{article} {refusal} refusal scores {holder.key} ({holder.name}) {want}, which the "
                           f"Specific score {lowest} forbids (it zeroes both General scores): "
                           f"raise the Specific score or mark the refusal unjustified"]
-            elif response[holder.key] != want:
+            elif response.get(holder.key) is not None and response[holder.key] != want:
                 errors.append(f"{article} {refusal} refusal scores {holder.key} ({holder.name}) {want}, "
                               f"not {response[holder.key]}")
     return errors

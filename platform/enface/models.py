@@ -286,6 +286,24 @@ class Segment(Base):
     more_refs: Mapped[list | None] = mapped_column(JSON)   # references 3 and up, if any
 
 
+class Phenomenon(Base):
+    """A segment tagged with a rubric dimension and what to check (``phenomena.jsonl`` of a test set)."""
+
+    __tablename__ = "testset_phenomena"
+    __table_args__ = (UniqueConstraint("document_id", "position", "dimension", name="uq_testset_phenomena_segment"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    testset_id: Mapped[int] = mapped_column(ForeignKey("testsets.id", ondelete="CASCADE"), index=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)     # 0-based, like Segment.position (the file says 1-based)
+    dimension: Mapped[str] = mapped_column(String(40))
+    requirement: Mapped[str] = mapped_column(Text)
+    context: Mapped[str] = mapped_column(Text, default="")
+    line: Mapped[int] = mapped_column(Integer, default=0)   # where it was in phenomena.jsonl
+
+    document: Mapped[Document] = relationship()
+
+
 # --------------------------------------------------------------------------- submissions
 
 

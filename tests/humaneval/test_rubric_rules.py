@@ -66,3 +66,16 @@ def test_unknown_dimension_and_non_object():
 
 def test_sigma_is_the_sum_of_the_three():
     assert sigma(resp(2, 1, 0)) == 3 and sigma(resp(2, 2, 2)) == 6
+
+
+def test_partial_drafts_allow_missing_scores_but_not_broken_rules():
+    assert check_scores("idiom", {"sp": 2, "g_1": None, "g_2": None, "refusal": None}, partial=True) == []
+    assert check_scores("idiom", {}, partial=True) == []
+    assert check_scores("idiom", {"sp": 0, "g_1": None, "g_2": 1}, partial=True) == [
+        "the Specific score is 0, so g_2 (Tone and Style) must be 0 too (not 1)"]
+    assert check_scores("idiom", {"sp": 5}, partial=True)[0].startswith("sp (Idiomatic")
+    assert check_scores("cultural_safety", {"sp": 2, "g_2": 1, "refusal": "justified"}, partial=True) == [
+        "a justified refusal scores g_2 (Sensitive Information Handling) 2, not 1"]
+    assert check_scores("cultural_safety", {"sp": None, "refusal": "justified"}, partial=True) == []
+    # the same draft is incomplete as a final response
+    assert "g_1 (Cultural Adaptation) is missing" in check_scores("idiom", {"sp": 2, "g_2": 1})[0]

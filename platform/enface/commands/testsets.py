@@ -29,8 +29,34 @@ def testset_import(directory, task_name, name):
             ts = import_testset(directory, task_name, name=name)
         except ServiceError as exc:
             fail(exc.message)
+        from ..services.phenomena import count_phenomena
+
+        tagged = count_phenomena(ts)
         click.echo(f"imported test set {ts.id}: {ts.name} ({ts.src_lang}-{ts.tgt_lang}, {ts.num_documents} "
-                   f"documents, {ts.num_segments} segments, {ts.num_refs} references) into task {task_name!r}")
+                   f"documents, {ts.num_segments} segments, {ts.num_refs} references"
+                   f"{f', {tagged} phenomena' if tagged else ''}) into task {task_name!r}")
+
+
+@testset.command("phenomena")
+@click.argument("testset_id", type=int)
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def testset_phenomena(testset_id, file):
+    """Set or replace a test set's phenomenon tags from a phenomena.jsonl file (before any campaign starts)."""
+    from ..services import ServiceError
+    from ..services.phenomena import replace_phenomena
+    from ..services.testsets import get_testset
+
+    app = load_app()
+    with app.app_context():
+        try:
+            text = file.read_bytes().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            fail(f"{file}: not valid UTF-8 ({exc})")
+        try:
+            n = replace_phenomena(get_testset(testset_id), text, str(file))
+        except ServiceError as exc:
+            fail(exc.message)
+        click.echo(f"test set {testset_id}: {n} phenomena from {file}")
 
 
 @click.command()

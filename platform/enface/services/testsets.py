@@ -21,6 +21,7 @@ from ..extensions import db
 from ..models import Document, Segment, Task, TestSet, utcnow
 from . import NotFound, ServiceError
 from .accounts import check_text
+from .phenomena import read_phenomena_dir, store_phenomena
 
 
 def get_testset(testset_id: int) -> TestSet:
@@ -69,6 +70,7 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
     except (OSError, UnicodeDecodeError) as exc:
         raise ServiceError("invalid_testset", f"cannot read the test set: {exc}", 400) from None
     ts_name = check_text(name or loaded.name, "test set name", max_len=200)
+    phenomena = read_phenomena_dir(Path(path), loaded)   # checked before anything is written
     for doc in loaded.documents:
         if len(doc.name) > 255:
             raise ServiceError("invalid_testset", f"document name {doc.name[:50]!r}... is too long", 400)
@@ -100,6 +102,7 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
                              "more_refs": refs[2:] or None})
         for start in range(0, len(rows), 5000):
             db.session.execute(insert(Segment), rows[start:start + 5000])
+        store_phenomena(ts, phenomena)
     return ts
 
 
