@@ -4,7 +4,7 @@ runs resumable, the scores, the full transcript, tokens and cost). Its scores th
 campaign_responses of the judge's machine annotator.
 
 Revision ID: judge01
-Revises: core01
+Revises: rubric01
 Create Date: 2026-12-01 16:44:08.962153
 """
 from alembic import op
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 
 revision = 'judge01'
-down_revision = 'core01'
+down_revision = 'rubric01'
 branch_labels = None
 depends_on = None
 
