@@ -163,8 +163,7 @@ def _store(judge: Judge, item_id: int, task: dict[str, Any], result: ItemResult,
                                         key=task["key"], data=data, created_at=now, updated_at=now))
 
 
-def _beat(judge_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
-    app = current_app._get_current_object()
+def _beat(app, judge_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
     while not stop.wait(HEARTBEAT_EVERY):
         with app.app_context(), db.write():
             kept = db.session.execute(update(Judge).where(Judge.id == judge_id, Judge.run_token == token)
@@ -195,7 +194,7 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         done = set(db.session.execute(select(JudgeItem.item_id, JudgeItem.key)
                                       .where(JudgeItem.judge_id == judge_id, JudgeItem.state == "ok")).all())
         todo = [(item.id, task) for item, task in tasks_of(judge.campaign) if (item.id, task["key"]) not in done]
-        beater = threading.Thread(target=_beat, args=(judge_id, token, stop, lost), daemon=True)
+        beater = threading.Thread(target=_beat, args=(app, judge_id, token, stop, lost), daemon=True)
         beater.start()
 
         def one(entry: tuple[int, dict[str, Any]]) -> None:
