@@ -185,3 +185,19 @@ def test_api_key_is_not_in_records_reprs_or_errors(server):
     assert "bad request for key ***" in results[0].error
     text = repr(judge.client) + repr(judge.client.config) + "".join(repr(r.transcript()) for r in results)
     assert KEY not in text
+
+
+def test_demo_script_plays_every_debate_path():
+    from humaneval.judge.demo_script import demo_script
+
+    items = [item(f"d{n}", f"DEMO{n}", translation=f"Translation number {n}.") for n in range(9)]
+    with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as srv:
+        client = ChatClient(EndpointConfig(base_url=srv.base_url, model="m", api_key=KEY))
+        results = judge_items(Judge(client, load_prompts()), items, DIMENSIONS, concurrency=1)
+    assert all(r.ok for r in results) and all(r.consensus for r in results)
+    assert {r.rounds for r in results} == {1, 2, 3}
+    again = []
+    with ScriptedServer(demo_script(items, latency=0)) as srv:
+        client = ChatClient(EndpointConfig(base_url=srv.base_url, model="m", api_key="x"))
+        again = judge_items(Judge(client, load_prompts()), items, DIMENSIONS, concurrency=3)
+    assert [r.scores() for r in again] == [r.scores() for r in results]   # repeatable
