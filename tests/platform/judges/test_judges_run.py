@@ -233,3 +233,23 @@ def _markers(server) -> list[str]:
     import re
 
     return [re.search(r"\[ITEM-(\d+)\]", r["messages"][0]["content"]).group(1) for r in server.requests]
+
+
+def test_rebalance_never_gives_human_work_to_a_judge(world):
+    from enface.campaigns import services as svc
+    from enface.campaigns.models import Assignment
+    from enface.extensions import db
+    from enface.judges.models import Judge
+
+    cid = judged_campaign(world, annotators=("ann1@example.org",), redundancy=1)
+    broken = {"rules": [{"prefix": "", "replies": [{"content": "no json"}]}]}
+    with ScriptedServer(broken) as server:   # the judge joins, but scores nothing: it holds no item
+        jid = add(world, cid, base_url=server.base_url, model="m", mode="single", concurrency=4)
+        run(world, jid)
+    with world.ctx():
+        judge = db.session.get(Judge, jid)
+        assert judge.annotator_id is not None
+        moved = svc.rebalance(svc.get_campaign(cid))["moved"]
+        held = db.session.scalar(select(func.count()).select_from(Assignment).where(
+            Assignment.annotator_id == judge.annotator_id))
+        assert (moved, held) == (0, 0)
