@@ -52,4 +52,15 @@ def judge_vs_humans(rows: Sequence[Mapping[str, Any]], judge: Hashable) -> dict[
         ys = [math.fsum(_value(h, key) for h in by_item[i]) / len(by_item[i]) for i in shared]
         icc, _ = icc3({i: {"judge": x, "humans": y} for i, x, y in zip(shared, xs, ys)})
         mean[key] = {"items": len(shared), "spearman": _spearman(xs, ys), "icc": icc}
-    return {"humans": humans, "per_human": per_human, "human_mean": mean}
+    return _tidy({"humans": humans, "per_human": per_human, "human_mean": mean})
+
+
+def _tidy(obj: Any) -> Any:
+    """Floats rounded to 12 places with -0.0 made 0.0 (a page printing "-0.000" helps nobody)."""
+    if isinstance(obj, float):
+        return round(obj, 12) + 0.0
+    if isinstance(obj, dict):
+        return {k: _tidy(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_tidy(v) for v in obj]
+    return obj
