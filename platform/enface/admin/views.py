@@ -9,10 +9,13 @@ from ..models import STATES, Submission, Team, User
 from ..services import NotFound, ServiceError, accounts
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
+from ..services.phenomena import count_phenomena, replace_phenomena
 from ..services.pipeline import sweep
 from ..services.uploads import discard, receive
 from . import bp
 from .forms import ImportForm, RoleForm, SettingsForm
+
+MAX_PHENOMENA_BYTES = 5 * 10**6
 
 
 @bp.get("/")
@@ -66,7 +69,37 @@ def testset(testset_id: int):
     submissions = db.session.scalars(select(Submission).options(selectinload(Submission.team))
                                      .where(Submission.testset_id == ts.id).order_by(Submission.id.desc())).all()
     return render_template("admin/testset.html", ts=ts, form=form, submissions=submissions,
-                           action_form=EmptyForm())
+                           action_form=EmptyForm(), phenomena_count=count_phenomena(ts))
+
+
+@bp.post("/testsets/<int:testset_id>/phenomena")
+def testset_phenomena(testset_id: int):
+    """Sets or replaces the test set's phenomenon tags from an uploaded phenomena.jsonl."""
+    ts = testsets_svc.get_testset(testset_id)
+    form = EmptyForm()
+    upload = request.files.get("file")
+    try:
+        if not form.validate_on_submit():
+            raise ServiceError("invalid_form", "the form expired: reload the page and try again", 400)
+        if upload is None or not upload.filename:
+            raise ServiceError("no_files", "choose a phenomena.jsonl file", 400)
+        raw = upload.read(MAX_PHENOMENA_BYTES + 1)
+        if len(raw) > MAX_PHENOMENA_BYTES:
+            raise ServiceError("too_large", f"the file is larger than {MAX_PHENOMENA_BYTES // 10**6} MB", 400)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ServiceError("invalid_phenomena", f"{upload.filename}: not valid UTF-8 ({exc})", 400) from None
+        n = replace_phenomena(ts, text, upload.filename)
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        submissions = db.session.scalars(select(Submission).where(Submission.testset_id == ts.id)
+                                         .order_by(Submission.id.desc())).all()
+        return render_template("admin/testset.html", ts=ts, form=SettingsForm(obj=_settings_obj(ts)),
+                               submissions=submissions, action_form=EmptyForm(),
+                               phenomena_count=count_phenomena(ts)), exc.status
+    flash(f"{n} phenomena tagged.", "success")
+    return redirect(url_for("admin.testset", testset_id=ts.id))
 
 
 class _Obj:

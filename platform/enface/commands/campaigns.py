@@ -7,6 +7,8 @@
     enface campaign create --protocol reader --testset ID --name NAME [--version ref1 --version SUBMISSION]
                            [--range DOC ...] [--readers-per-document 2] [--documents-per-reader 2]
                            [--lock-hours 24] [--chunk-words 300] [--passphrase TEXT] [--guidelines FILE]
+    enface campaign create --protocol rubric --testset ID --name NAME [--rubric diting|FILE] [--system ID ...]
+                           [--redundancy 2] [--range DOC ...] [--hide-reference]
     enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
     enface campaign add-annotator CAMPAIGN EMAIL
     enface campaign start CAMPAIGN
@@ -81,9 +83,12 @@ def list_():
               help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
-@click.option("--protocol", type=click.Choice(["mqm", "reader"]), default="mqm", show_default=True,
+@click.option("--protocol", type=click.Choice(["mqm", "reader", "rubric"]), default="mqm", show_default=True,
               help="mqm: error spans; reader: the LAIT reader study (two versions read in turn, then compared "
-                   "chunk by chunk; the options below)")
+                   "chunk by chunk; the options below); rubric: DITING scores of the test set's tagged phenomena")
+@click.option("--rubric", "rubric", default="diting", show_default=True,
+              help="rubric: a shipped rubric's name or a rubric JSON file")
+@click.option("--hide-reference", is_flag=True, help="rubric: do not show annotators the reference")
 @click.option("--version", "versions", multiple=True,
               help="reader: a version compared, twice in order: ref1, ref2 or a submission id "
                    "(default: ref1 and the first primary system)")
@@ -96,10 +101,18 @@ def list_():
               help="reader: a text file shown to readers (default: the built-in guidelines)")
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
            attention_kind, source_words, significance_unit, words_per_second, seed, instructions, protocol, versions,
-           readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase, guidelines_file):
+           readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase, guidelines_file, rubric,
+           hide_reference):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
+
+    if protocol == "rubric":
+        from ..protocols.rubric.cli import create_rubric_campaign
+
+        _run(lambda: create_rubric_campaign(testset_id, name, systems, redundancy, strategy, ranges, seed,
+                                            instructions, rubric, not hide_reference))
+        return
 
     if protocol == "reader":
         if click.get_current_context().get_parameter_source("sample_words").name == "DEFAULT":

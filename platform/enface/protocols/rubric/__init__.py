@@ -1,0 +1,1 @@
+"""DITING-style rubric evaluation of phenomenon-tagged segments (see :mod:`.protocol`)."""

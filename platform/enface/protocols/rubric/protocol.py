@@ -1,0 +1,184 @@
+"""Rubric evaluation of phenomenon-tagged segments (DITING) as a protocol of the campaign core.
+
+Items are (tagged segment × system): the annotator sees the source, its context, one system's
+translation, the reference and what to check for each phenomenon tagged on the segment, and gives
+each phenomenon three 0/1/2 scores (one Specific criterion, two General) on the campaign's rubric
+(DITING's six dimensions by default). The scores are the core's autosaved responses; the rubric's
+rules are checked on every save and before an item can be finished.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from humaneval.rubric import available_rubrics
+
+from ...campaigns.models import Assignment, Campaign, Item
+from ...campaigns.protocol import ItemPlan, Protocol, register
+from ...campaigns.services import (
+    CampaignInput,
+    bad,
+    default_selected,
+    parsed_ranges,
+    system_labels,
+    testset_docs,
+)
+from ...services.phenomena import testset_phenomena
+from . import page, responses, results
+from .settings import DEFAULTS, campaign_rubric, clean_settings
+from .texts import output_text
+
+
+def phenomenon_documents(testset) -> list[str]:
+    """The documents with at least one phenomenon, in test-set order: the default ranges."""
+    return list(dict.fromkeys(p.document.name for p in testset_phenomena(testset)))
+
+
+class RubricProtocol(Protocol):
+    key = "rubric"
+    title = "Rubric (DITING phenomena)"
+    description = ("Annotators score tagged phenomena (idioms, ambiguity, terminology, tense, zero pronouns, "
+                   "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
+    strategies = ("redundancy", "document")
+    item_template = "rubric/item.html"
+    dashboard_template = "rubric/dashboard.html"
+    results_template = "rubric/results.html"
+    new_template = "rubric/new.html"
+
+    @property
+    def blueprint(self):
+        from .views import bp  # (Flask routes: imported when the app is built)
+
+        return bp
+
+    # -- settings -----------------------------------------------------------------------------------
+    def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
+        return clean_settings(data, testset)
+
+    def settings_summary(self, campaign: Campaign) -> list[tuple[str, str]]:
+        rubric = campaign_rubric(campaign)
+        return [("Rubric", f"{rubric.name}: {rubric.title}"),
+                ("Dimensions", ", ".join(d.name for d in rubric.dimensions)),
+                ("Reference shown", "yes" if campaign.setting("show_reference", True) else "no"),
+                ("Annotators per item", str(campaign.redundancy))]
+
+    # -- the organizer's pages ----------------------------------------------------------------------
+    def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
+        return {"name": f"{testset.name} rubric", "redundancy": "2", "strategy": "redundancy", "ranges": "",
+                "rubric": DEFAULTS["rubric"], "rubric_json": "", "show_reference": "1", "guidelines": "",
+                "instructions": "", "seed": "", "systems": [s.id for s in submissions if default_selected(s)]}
+
+    def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
+        form.update({k: posted.get(k, "") for k in form if k != "systems"})
+        form["systems"] = [int(x) for x in posted.getlist("systems") if x.isdigit()]
+        seed = form["seed"].strip()
+        return self.campaign_input(
+            name=form["name"], submission_ids=form["systems"], redundancy=form["redundancy"],
+            strategy=form["strategy"], ranges=form["ranges"], instructions=form["instructions"],
+            rubric=form["rubric_json"].strip() or form["rubric"], show_reference=bool(form["show_reference"]),
+            guidelines=form["guidelines"], seed=int(seed) if seed.isdigit() else None)
+
+    def campaign_input(self, *, name: str, submission_ids: list[int], redundancy: Any = 1, strategy: str = "",
+                       ranges: str = "", instructions: str = "", rubric: Any = DEFAULTS["rubric"],
+                       show_reference: bool = True, guidelines: str = "", seed: int | None = None,
+                       testset=None) -> CampaignInput:
+        """What the web form and ``enface campaign create --protocol rubric`` ask for. Empty ``ranges``:
+        every document with phenomena (never a random sample: the tags say what to evaluate)."""
+        if not ranges.strip() and testset is not None:
+            ranges = "\n".join(phenomenon_documents(testset))
+        return CampaignInput(name=name, submission_ids=submission_ids, protocol=self.key, redundancy=redundancy,
+                             strategy=strategy, ranges=ranges, instructions=instructions, seed=seed,
+                             settings={"rubric": rubric, "show_reference": show_reference,
+                                       "guidelines": guidelines})
+
+    def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
+        phenomena = testset_phenomena(testset)
+        counts: dict[str, int] = {}
+        for p in phenomena:
+            counts[p.dimension] = counts.get(p.dimension, 0) + 1
+        if not form.get("ranges"):
+            form["ranges"] = "\n".join(phenomenon_documents(testset))
+        return {"rubrics": available_rubrics(), "phenomena_count": len(phenomena), "dimension_counts": counts}
+
+    def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
+        ctx: dict[str, Any] = {"summary": self.settings_summary(campaign), "rubric": campaign_rubric(campaign)}
+        if campaign.state == "draft":
+            ctx["phenomena"] = [p for p in testset_phenomena(campaign.testset)]
+        else:
+            assignments = results._assignments(campaign)
+            ctx["prog"] = results.progress(campaign, assignments)
+            ctx["results"] = results.results(campaign, assignments)
+        return ctx
+
+    def results_context(self, campaign: Campaign) -> dict[str, Any]:
+        return {"results": self.results(campaign), "rubric": campaign_rubric(campaign)}
+
+    # -- the start ----------------------------------------------------------------------------------
+    def build_items(self, campaign: Campaign) -> list[ItemPlan]:
+        """One item per tagged segment (within the campaign's ranges) and system."""
+        rubric = campaign_rubric(campaign)
+        ranges = parsed_ranges(campaign, testset_docs(campaign.testset))
+        segments: dict[tuple[int, int], str] = {}
+        for p in testset_phenomena(campaign.testset):
+            if p.dimension in rubric.keys and any(r.doc == p.document.name and r.start <= p.position + 1 <= r.end
+                                                  for r in ranges):
+                segments.setdefault((p.document_id, p.position), p.document.name)
+        if not segments:
+            raise bad("no_phenomena", "no tagged segment lies in the campaign's documents and ranges", 409)
+        plans = []
+        for (doc_id, position), doc_name in segments.items():
+            for v in campaign.systems:
+                if output_text(v.submission_id, doc_id, position) is None:
+                    raise bad("missing_output", f"submission {v.submission_id} has no output for "
+                              f"{doc_name}:{position + 1}", 409)
+                team = v.submission.team_id
+                plans.append(ItemPlan(document_id=doc_id, seg_start=position, seg_end=position + 1,
+                                      version_ids=[v.id], group=doc_name,
+                                      team_ids=frozenset({team}) if team else frozenset()))
+        return plans
+
+    def movable(self, asg: Assignment) -> bool:
+        return not responses.live_scores(asg)
+
+    # -- the annotator --------------------------------------------------------------------------------
+    def item_state(self, asg: Assignment, *, readonly: bool) -> dict[str, Any]:
+        return page.item_state(asg, readonly=readonly)
+
+    def check_response(self, asg: Assignment, kind: str, key: str, data: Any) -> dict[str, Any]:
+        return responses.check_response(asg, kind, key, data)
+
+    def check_finish(self, asg: Assignment) -> None:
+        responses.check_finish(asg)
+
+    # -- results --------------------------------------------------------------------------------------
+    def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
+        if campaign.state == "released" and campaign.results and not organizer:
+            return campaign.results
+        return results.results(campaign)
+
+    def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
+        res = results.results(campaign)
+        if res["empty"]:
+            raise bad("no_results", "no finished items yet: nothing to release", 409)
+        return res
+
+    def exports(self) -> dict[str, tuple[str, str, str]]:
+        return {"json": ("application/json", "json", "JSON (results and scores)"),
+                "csv": ("text/csv; charset=utf-8", "csv", "CSV (one row per score)")}
+
+    def export(self, campaign: Campaign, fmt: str) -> str:
+        if fmt == "json":
+            return results.export_json(campaign)
+        if fmt == "csv":
+            return results.export_csv(campaign)
+        return super().export(campaign, fmt)
+
+    def progress(self, campaign: Campaign) -> dict[str, Any]:
+        return results.progress(campaign)
+
+    def item_label(self, item: Item) -> str:
+        labels = system_labels(item.campaign)
+        return f"{labels.get(item.submission_id, '?')} · {item.document.name}:{item.seg_start + 1}"
+
+
+PROTOCOL = register(RubricProtocol())

@@ -1,0 +1,105 @@
+"""A rubric campaign's results, progress and exports, computed by :mod:`humaneval.rubric`.
+
+Results count the scores of finished items (an item is finished once every phenomenon on it is
+scored completely). A results row's ``item`` is ``document:segment:dimension:system``: what was
+scored, the same for every rater (and for a judge scoring the same campaign).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from humaneval.rubric import CRITERION_KEYS, rubric_results
+
+from ...campaigns.models import Assignment, Campaign, Item
+from ...campaigns.services import version_labels
+from ...extensions import db
+from ...models import Phenomenon
+from .responses import live_scores, missing_scores
+from .settings import campaign_rubric
+
+CSV_COLUMNS = ("item", "document", "segment", "system", "rater", "dimension", *CRITERION_KEYS, "sigma",
+               "refusal", "comment")
+
+
+def _assignments(campaign: Campaign) -> list[Assignment]:
+    return list(db.session.scalars(
+        select(Assignment).where(Assignment.campaign_id == campaign.id)
+        .options(selectinload(Assignment.responses), selectinload(Assignment.annotator),
+                 selectinload(Assignment.item).selectinload(Item.document),
+                 selectinload(Assignment.item).selectinload(Item.versions))
+        .order_by(Assignment.id)))
+
+
+def item_id(document: str, segment: int, dimension: str, system: str) -> str:
+    return f"{document}:{segment}:{dimension}:{system}"
+
+
+def response_rows(campaign: Campaign, assignments: list[Assignment] | None = None) -> list[dict[str, Any]]:
+    """One row per score of a finished item: item, document, segment, system, rater, dimension, scores."""
+    assignments = assignments if assignments is not None else _assignments(campaign)
+    labels = version_labels(campaign)
+    phenomena = {str(p.id): p for p in db.session.scalars(
+        select(Phenomenon).where(Phenomenon.testset_id == campaign.testset_id))}
+    rows = []
+    for asg in assignments:
+        if asg.state != "finished":
+            continue
+        system = labels.get(asg.item.versions[0].version_id, "?")
+        for key, r in sorted(live_scores(asg).items(), key=lambda kv: int(kv[0])):
+            p = phenomena.get(key)
+            if p is None:
+                continue
+            doc, seg = asg.item.document.name, p.position + 1
+            rows.append({"item": item_id(doc, seg, p.dimension, system), "document": doc, "segment": seg,
+                         "system": system, "rater": asg.annotator.rater, "dimension": p.dimension,
+                         **{k: r.data.get(k) for k in CRITERION_KEYS},
+                         "refusal": r.data.get("refusal"), "comment": r.data.get("comment", "")})
+    return rows
+
+
+def results(campaign: Campaign, assignments: list[Assignment] | None = None) -> dict[str, Any]:
+    """The results JSON of :func:`humaneval.rubric.rubric_results` (systems, items, agreement) and the campaign."""
+    rubric = campaign_rubric(campaign)
+    rows = response_rows(campaign, assignments)
+    out = rubric_results(rows, rubric)
+    out["campaign"] = {"id": campaign.id, "name": campaign.name, "state": campaign.state}
+    out["dimensions"] = [{"key": d.key, "name": d.name} for d in rubric.dimensions]
+    out["empty"] = not rows
+    return out
+
+
+def progress(campaign: Campaign, assignments: list[Assignment] | None = None) -> dict[str, Any]:
+    assignments = assignments if assignments is not None else _assignments(campaign)
+    labels = version_labels(campaign)
+    rows, counts = [], {"pending": 0, "started": 0, "finished": 0}
+    for asg in sorted(assignments, key=lambda a: (a.annotator.position, a.number)):
+        counts[asg.state] += 1
+        rows.append({"assignment": asg, "rater": asg.annotator.rater, "user": asg.annotator.user,
+                     "number": asg.number, "state": asg.state,
+                     "label": f"{labels.get(asg.item.versions[0].version_id, '?')} · "
+                              f"{asg.item.document.name}:{asg.item.seg_start + 1}",
+                     "open": len(missing_scores(asg)) if asg.state == "started" else None,
+                     "last_active_at": asg.last_active_at})
+    return {"rows": rows, "counts": counts, "total": len(assignments)}
+
+
+def export_json(campaign: Campaign) -> str:
+    return json.dumps(results(campaign), ensure_ascii=False, indent=1) + "\n"
+
+
+def export_csv(campaign: Campaign) -> str:
+    """One row per score; ``python -m humaneval rubric`` reads it back."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in response_rows(campaign):
+        row = {**row, "sigma": sum(row[k] for k in CRITERION_KEYS), "refusal": row["refusal"] or ""}
+        writer.writerow([row[c] for c in CSV_COLUMNS])
+    return out.getvalue()
