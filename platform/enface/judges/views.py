@@ -20,6 +20,12 @@ FIELDS = ("name", "base_url", "model", "mode", "api_key_env", "temperature", "ma
           "requests_per_minute", "timeout", "price_prompt_per_1k", "price_completion_per_1k", "prompts_dir")
 
 
+@bp.app_template_global()
+def judges_panel(campaign) -> list[tuple]:
+    """(judge, progress) of a campaign's judges: the protocol dashboards' judges panel (judges/_panel.html)."""
+    return [(j, reports.progress(j)) for j in campaign_judges(campaign.id)]
+
+
 def _index(campaign, form=None, status=200):
     judges = campaign_judges(campaign.id)
     return render_template("judges/index.html", campaign=campaign, judges=judges, form=form or {},
