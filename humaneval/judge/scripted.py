@@ -131,7 +131,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            raw = self.rfile.read(length)
+        except (ConnectionResetError, OSError):   # the client died mid-request: nothing to answer or log
+            return
+        if len(raw) < length:
+            return
+        try:
+            body = json.loads(raw or b"{}")
         except ValueError:
             return self._error(400, "the body is not JSON")
         if self.path.rstrip("/") != "/v1/chat/completions":

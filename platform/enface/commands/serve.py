@@ -60,6 +60,7 @@ class Services:
         threading.Thread(target=self._sweeper, name="sweeper", daemon=True).start()
 
     def _sweeper(self) -> None:
+        from ..judges.running import sweep_stalled as sweep_judges
         from ..services.pipeline import sweep as run_sweep
 
         app = load_app()
@@ -69,6 +70,8 @@ class Services:
                 with app.app_context():
                     for sid, what in run_sweep():
                         click.echo(f"sweeper: submission {sid}: {what}", err=True)
+                    for jid in sweep_judges():
+                        click.echo(f"sweeper: LLM judge {jid}: its run had stopped; queued again", err=True)
             except Exception as exc:   # keep sweeping; say why it failed
                 click.echo(f"sweeper: {type(exc).__name__}: {exc}", err=True)
 

@@ -226,3 +226,18 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         db.session.execute(update(Judge).where(Judge.id == judge_id, Judge.run_token == token).values(
             state=final, message=message, run_token=None, finished_at=utcnow()))
     return {"judge": judge_id, **counts, "state": final, "message": message}
+
+
+def sweep_stalled() -> list[int]:
+    """Queue again every judge whose run died (state ``running``, heartbeat stale): ``enface serve``'s
+    sweeper calls this every minute, so a killed worker's judge resumes by itself. Returns their ids."""
+    cutoff = utcnow() - timedelta(seconds=stale_after())
+    stalled = db.session.scalars(select(Judge).where(Judge.state == "running", Judge.heartbeat_at < cutoff)).all()
+    requeued = []
+    for judge in stalled:
+        try:
+            queue_run(judge)
+        except ServiceError:   # the campaign was closed for judging meanwhile; the page says so
+            continue
+        requeued.append(judge.id)
+    return requeued

@@ -210,17 +210,26 @@ def test_killed_run_resumes_losing_only_items_in_flight(world, tmp_path):
                 JudgeItem.judge_id == jid).group_by(JudgeItem.state)).all())
         assert 3 <= states.get("ok", 0) < total, states
         assert judge.state == "running"   # the dead run still "holds" it ...
-        seen_before = {m for m in _markers(server)}
+        with world.ctx():   # what the dead run had stored: never to be asked again
+            stored_before = {str(i) for i in db.session.scalars(select(JudgeItem.item_id).where(
+                JudgeItem.judge_id == jid, JudgeItem.state == "ok"))}
         from enface.judges.running import run_judge
 
         with world.ctx():
             assert run_judge(jid)["skipped"]   # ... and while its heartbeat is fresh, nobody takes over
         world.app.config["JUDGE_STALE_SECONDS"] = 0
-        out = run(world, jid)
-        assert out["state"] == "done" and out["scored"] == total - states["ok"]
+        from enface.judges.running import sweep_stalled
+
+        with world.ctx():   # the sweeper finds the dead run and queues the judge again (eager here)
+            assert sweep_stalled() == [jid]
+            assert db.session.get(Judge, jid).state == "done"
+            ok = db.session.scalar(select(func.count()).select_from(JudgeItem).where(
+                JudgeItem.judge_id == jid, JudgeItem.state == "ok"))
+            assert ok == total and sweep_stalled() == []
         requested = _markers(server)
     twice = [m for m in set(requested) if requested.count(m) > 1]
-    assert set(twice) <= seen_before and len(twice) <= 2   # at most the two items in flight
+    assert not set(twice) & stored_before and len(twice) <= 2   # at most the two items in flight
+    assert all(requested.count(m) == 1 for m in stored_before)
     assert len(set(requested)) == total
     with world.ctx():
         judge = db.session.get(Judge, jid)
@@ -253,3 +262,34 @@ def test_rebalance_never_gives_human_work_to_a_judge(world):
         held = db.session.scalar(select(func.count()).select_from(Assignment).where(
             Assignment.annotator_id == judge.annotator_id))
         assert (moved, held) == (0, 0)
+
+
+def test_a_live_run_beats_and_a_second_run_is_refused(world, monkeypatch):
+    import threading
+
+    from enface.extensions import db
+    from enface.judges import running
+    from enface.judges.models import Judge
+
+    monkeypatch.setattr(running, "HEARTBEAT_EVERY", 0.05)
+    cid = judged_campaign(world)
+    with ScriptedServer(agreeing(delay=0.2)) as server:
+        jid = add(world, cid, base_url=server.base_url, model="m", api_key=KEY, mode="single", concurrency=1)
+        worker = threading.Thread(target=run, args=(world, jid))
+        worker.start()
+        time.sleep(0.5)
+        with world.ctx():
+            judge = db.session.get(Judge, jid)
+            assert judge.state == "running" and running.is_alive(judge)
+            first_beat = judge.heartbeat_at
+            assert running.run_judge(jid)["skipped"]
+            from enface.services import ServiceError
+
+            with pytest.raises(ServiceError, match="running already"):
+                running.queue_run(judge)
+        time.sleep(0.3)
+        with world.ctx():
+            assert db.session.get(Judge, jid).heartbeat_at > first_beat
+        worker.join(60)
+    with world.ctx():
+        assert db.session.get(Judge, jid).state == "done"
