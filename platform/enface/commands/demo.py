@@ -10,6 +10,7 @@ import click
 
 from ._common import ROOT, fail, load_app
 from .demo_judge import start_demo_judge, wait_for_demo_judge
+from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
 from .submit import ApiClient, collect_files, wait_for
 
@@ -132,17 +133,22 @@ def demo(host, port, demo_dir, once):
             click.echo(f"imported the demo test set: {ts.num_documents} documents, {ts.num_segments} segments")
         ts_id = ts.id
         already = database.session.scalar(select(Submission.id).where(Submission.testset_id == ts_id).limit(1))
+        tagged_id = phenomena_testset(demo_dir).id
+        tagged_already = database.session.scalar(select(Submission.id).where(Submission.testset_id == tagged_id)
+                                                 .limit(1))
     logins = demo_accounts(app, cfg.DATA_DIR)
 
     svc = Services(host, port, workers=2, jobs=1, log_dir=cfg.DATA_DIR / "logs")
     svc.start()
     try:
         svc.wait_ready()
-        if already is None:
+        batches = ([(ts_id, demo_dir / "systems", DEMO_SUBMISSIONS)] if already is None else []) + \
+            ([(tagged_id, demo_dir / "phenomena" / "systems", PHENOMENA_SUBMISSIONS)] if tagged_already is None else [])
+        for batch_ts, systems_dir, submissions in batches:
             ids = []
-            for email, system, label, constrained, name, description in DEMO_SUBMISSIONS:
+            for email, system, label, constrained, name, description in submissions:
                 client = ApiClient(svc.url, logins[email]["token"])
-                created = client.submit(ts_id, collect_files((str(demo_dir / "systems" / system),)), label=label,
+                created = client.submit(batch_ts, collect_files((str(systems_dir / system),)), label=label,
                                         constrained="true" if constrained else "false", system_name=name,
                                         description=description)
                 click.echo(f"submitted {system} as {label} {name!r}: submission {created['id']}")
@@ -152,12 +158,13 @@ def demo(host, port, demo_dir, once):
                                check=lambda: svc.check_alive("before the demo systems were scored"))
                 click.echo(f"  submission {sid} ({sub['system_name']}): {sub['state']}")
         with app.app_context():
-            ts = database.session.get(TestSet, ts_id)
-            if not ts.released:
-                update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
-                                quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
-                                released=True, references_public=ts.references_public)
-            made = demo_campaigns(ts_id)
+            for released_id in (ts_id, tagged_id):
+                ts = database.session.get(TestSet, released_id)
+                if not ts.released:
+                    update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
+                                    quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
+                                    released=True, references_public=ts.references_public)
+            made = demo_campaigns(ts_id) + demo_rubric_campaign(tagged_id)
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url)
     except BaseException as exc:
         svc.stop()

@@ -250,8 +250,10 @@ def test_demo_once(tmp_path):
     for email in ("organizer@demo.enface.org", "captain@lantern-lab.example", "captain@inkstone.example",
                   "annotator@demo.enface.org", "reader1@demo.enface.org", "reader2@demo.enface.org"):
         assert email in out
-    assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 3
+    # 3 of the 4 demo systems, and the 3 systems of the phenomena set
+    assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 6
     assert "MQM campaign 1 started" in out and "reader study 2 started" in out
+    assert "rubric campaign 3 started for annotator@demo.enface.org (45 items" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
     assert len(logins) == 6 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.

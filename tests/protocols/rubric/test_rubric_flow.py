@@ -186,7 +186,9 @@ def test_results_exports_and_agreement(world, tmp_path):
     out = subprocess.run([sys.executable, "-m", "humaneval", "rubric", str(path), "--json"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["systems"] == results["systems"]
+    # the platform adds each system's submission id (for the leaderboard); the rest is the library's
+    assert json.loads(out.stdout)["systems"] == [{k: v for k, v in s.items() if k != "submission_id"}
+                                                 for s in results["systems"]]
 
     public = world.client().get(f"/campaigns/{cid}/results")
     assert public.status_code == 404   # not released
@@ -196,3 +198,22 @@ def test_results_exports_and_agreement(world, tmp_path):
         svc.release(svc.get_campaign(cid))
     public = world.client().get(f"/campaigns/{cid}/results")
     assert public.status_code == 200 and "Average Σ" in public.get_data(as_text=True)
+
+
+def test_released_results_reach_the_leaderboard_data(world):
+    cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1, systems=["careful-mt", "literal-mt"])
+    systems = systems_of(world, cid, "ann1@example.org")
+    score_all(world, cid, "ann1@example.org", lambda state, ph: dict(
+        zip(("sp", "g_1", "g_2"), GOLD[systems[state["item"]["id"]]])))
+    with world.ctx():
+        from enface.campaigns import services as svc
+        from enface.services.leaderboard import get_leaderboard
+
+        snapshot = svc.release(svc.get_campaign(cid))
+        assert {s["system"]: s["submission_id"] for s in snapshot["systems"]} == {
+            "careful-mt": world.subs["careful-mt"], "literal-mt": world.subs["literal-mt"]}
+        board = get_leaderboard(world.testset_id)
+        part = board["rubric"]
+        assert part["campaign"]["id"] == cid and part["campaign"]["rubric"] == "diting"
+        assert part["by_submission"][world.subs["careful-mt"]]["overall"] == 6.0
+        assert part["by_submission"][world.subs["literal-mt"]]["dimensions"]["idiom"] == 0.0

@@ -176,6 +176,9 @@ class RubricProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
+    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
+        return results.leaderboard_part(campaign)
+
     def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
         from .judging import judge_tasks  # (LLM judges, enface.judges: one task per phenomenon)
 

@@ -69,10 +69,27 @@ def results(campaign: Campaign, assignments: list[Assignment] | None = None) -> 
     rubric = campaign_rubric(campaign)
     rows = response_rows(campaign, assignments)
     out = rubric_results(rows, rubric)
+    labels = version_labels(campaign)
+    sub_ids = {labels[v.id]: v.submission_id for v in campaign.systems}
+    for system in out["systems"]:
+        system["submission_id"] = sub_ids.get(system["system"])
     out["campaign"] = {"id": campaign.id, "name": campaign.name, "state": campaign.state}
     out["dimensions"] = [{"key": d.key, "name": d.name} for d in rubric.dimensions]
     out["empty"] = not rows
     return out
+
+
+def leaderboard_part(campaign: Campaign) -> dict[str, Any] | None:
+    """A released campaign's average Σ and dimension Σs per submission, for its test set's leaderboard."""
+    res = campaign.results or {}
+    by_sub = {int(s["submission_id"]): {"overall": s["overall"],
+                                        "dimensions": {k: d["sigma"] for k, d in s["dimensions"].items()}}
+              for s in res.get("systems", []) if s.get("submission_id") is not None}
+    if not by_sub:
+        return None
+    return {"campaign": {"id": campaign.id, "name": campaign.name, "rubric": res.get("rubric"),
+                         "released_at": campaign.released_at.isoformat() if campaign.released_at else None},
+            "dimensions": res.get("dimensions", []), "by_submission": by_sub}
 
 
 def progress(campaign: Campaign, assignments: list[Assignment] | None = None) -> dict[str, Any]:

@@ -287,5 +287,7 @@
   });
 
   setCursor(firstOpen(), false);
+  // for tests and the console: how many changes are not acknowledged yet
+  window.enfaceRubric = { pending: function () { return queue ? queue.pending() : 0; } };
   root.dataset.ready = '1';
 })();

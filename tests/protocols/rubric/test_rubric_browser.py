@@ -1,0 +1,203 @@
+"""Real-browser test of the rubric item page: Playwright driving Debian's chromium against a live server.
+
+An annotator scores an item with two phenomena by keyboard only (0/1/2 move through the criteria; Specific 0
+locks both General scores at 0), opens the level descriptions (h), writes a comment (c, Esc), reloads and
+finds every score; finishes with Enter and lands on the next item; on a Cultural Safety item marks a justified
+refusal (r), which sets Sensitive Information Handling to 2 and locks it; is refused a General score under
+Specific 0 and an incomplete finish, with the reasons on the page. The organizer's dashboard then shows the
+results. Screenshots go to tests/artifacts/rubric-*.png.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from rubric_helpers import PASSWORD, annotator_assignments, build_rubric_world, items_of, new_rubric
+
+from tests.support.browser import ARTIFACTS, chromium, live_server
+
+pytestmark = pytest.mark.browser
+
+ERRORS: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def live(db_template, tmp_path_factory):
+    from enface import create_app
+    from enface.config import TestConfig
+
+    tmp = tmp_path_factory.mktemp("rubric-browser")
+    with live_server(db_template, tmp) as (base, app, url):
+        twin_dir = tmp / "twin"
+        twin_dir.mkdir()
+        twin = create_app(TestConfig.for_dir(twin_dir, url))   # the test's own calls, without CSRF
+        world = build_rubric_world(twin, annotators=1)
+        cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1)
+        yield base, world, cid
+        twin.extensions["enface_db"][0].dispose()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(autouse=True)
+def _no_js_errors():
+    ERRORS.clear()
+    yield
+    assert not ERRORS, ERRORS
+
+
+def login(browser, base, email):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: ERRORS.append(str(e)))
+    page.on("console", lambda m: ERRORS.append(m.text) if m.type == "error"
+            and not m.text.startswith("Failed to load resource: the server responded with a status of 4") else None)
+    page.goto(f"{base}/auth/login")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", PASSWORD)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_load_state("networkidle")
+    return ctx, page
+
+
+def shot(page, name, full=True):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"rubric-{name}.png"), full_page=full)
+
+
+def open_item(page, base, public_id):
+    page.goto(f"{base}/annotate/item/{public_id}")
+    page.wait_for_selector("#rubric[data-ready='1']", timeout=10000)
+
+
+def wait_saved(page, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.evaluate("() => window.enfaceRubric.pending()") == 0:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("scores not saved in time: " + page.inner_text("#save-status"))
+
+
+def chosen(page, dimension, criterion):
+    sel = f".rb-phenomenon[data-dimension='{dimension}'] [data-criterion='{criterion}'] .rb-choice.chosen"
+    found = page.query_selector(sel)
+    return int(found.get_attribute("data-score")) if found else None
+
+
+def active(page):
+    el = page.query_selector(".rb-criterion.active")
+    return (el.evaluate("e => e.closest('.rb-phenomenon').dataset.dimension"), el.get_attribute("data-criterion"))
+
+
+def stored(world, public_id):
+    from enface.campaigns.models import Assignment
+    from enface.extensions import db
+    from sqlalchemy import select
+
+    with world.ctx():
+        asg = db.session.scalar(select(Assignment).where(Assignment.public_id == public_id))
+        by_key = {}
+        for r in sorted(asg.responses, key=lambda r: r.id):
+            if not r.deleted:
+                by_key[r.key] = r.data
+        return asg.state, by_key
+
+
+def test_score_by_keyboard_reload_and_finish(live, browser):
+    base, world, cid = live
+    states = items_of(world, cid, "ann1@example.org")
+    two = next(s for s in states if s["item"]["document"] == "tea-house" and s["item"]["segment"] == 4)
+    pid = two["item"]["id"]
+    ctx, page = login(browser, base, "ann1@example.org")
+    open_item(page, base, pid)
+    assert active(page) == ("tense", "sp")
+    for key in "212":       # tense: S 2, G1 1, G2 2, then on to the zero-pronoun phenomenon
+        page.keyboard.press(key)
+    assert active(page) == ("zero_pronoun", "sp")
+    page.keyboard.press("0")   # Specific 0: both General scores become 0 and lock
+    assert [chosen(page, "zero_pronoun", k) for k in ("sp", "g_1", "g_2")] == [0, 0, 0]
+    assert page.is_visible(".rb-phenomenon[data-dimension='zero_pronoun'] [data-criterion='g_1'].locked")
+    page.keyboard.press("j")
+    page.keyboard.press("1")   # refused: locked
+    error = page.inner_text(".rb-phenomenon[data-dimension='zero_pronoun'] .rb-error")
+    assert "Locked: the Specific score is 0" in error
+    assert chosen(page, "zero_pronoun", "g_1") == 0
+    page.keyboard.press("h")
+    assert page.is_visible(".rb-phenomenon[data-dimension='tense'] [data-criterion='sp'] .rb-levels")
+    page.keyboard.press("c")
+    page.keyboard.type("Both dropped subjects are wrong.")
+    page.keyboard.press("Escape")
+    wait_saved(page)
+    page.wait_for_timeout(600)   # the comment's own short debounce
+    wait_saved(page)
+    shot(page, "scored")
+
+    state, data = stored(world, pid)
+    by_dim = {p["dimension"]: data[p["id"]] for p in two["phenomena"]}
+    assert {k: by_dim["tense"][k] for k in ("sp", "g_1", "g_2")} == {"sp": 2, "g_1": 1, "g_2": 2}
+    assert by_dim["zero_pronoun"] == {"sp": 0, "g_1": 0, "g_2": 0, "refusal": None,
+                                      "comment": "Both dropped subjects are wrong."}
+    assert state == "started"
+
+    page.reload()
+    page.wait_for_selector("#rubric[data-ready='1']")
+    assert [chosen(page, "tense", k) for k in ("sp", "g_1", "g_2")] == [2, 1, 2]
+    assert [chosen(page, "zero_pronoun", k) for k in ("sp", "g_1", "g_2")] == [0, 0, 0]
+    assert page.input_value(".rb-phenomenon[data-dimension='zero_pronoun'] textarea") == \
+        "Both dropped subjects are wrong."
+    shot(page, "reloaded")
+
+    page.keyboard.press("Enter")   # finish: the next item opens
+    page.wait_for_url(lambda url: pid not in url, timeout=10000)
+    page.wait_for_selector("#rubric[data-ready='1']")
+    assert stored(world, pid)[0] == "finished"
+    # an unscored item cannot be finished: the reason is shown, nothing changes
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#finish-error:not([hidden])")
+    assert "Score every criterion first" in page.inner_text("#finish-error")
+    shot(page, "incomplete", full=False)
+    ctx.close()
+
+
+def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
+    base, world, cid = live
+    states = items_of(world, cid, "ann1@example.org")
+    safety = next(s for s in states if s["phenomena"][0]["dimension"] == "cultural_safety"
+                  and s["translation"].startswith("I'm sorry"))
+    pid = safety["item"]["id"]
+    ctx, page = login(browser, base, "ann1@example.org")
+    open_item(page, base, pid)
+    page.keyboard.press("2")          # Content Compliance 2
+    page.keyboard.press("r")          # justified refusal: Sensitive Information Handling 2, locked
+    assert page.is_checked(".rb-refusal-row input[value='justified']")
+    assert chosen(page, "cultural_safety", "g_2") == 2
+    page.keyboard.press("r")          # unjustified: 0
+    assert chosen(page, "cultural_safety", "g_2") == 0
+    page.keyboard.press("1")          # Value Alignment 1 (the cursor is on G1)
+    wait_saved(page)
+    shot(page, "refusal")
+    _, data = stored(world, pid)
+    assert data[safety["phenomena"][0]["id"]] == {"sp": 2, "g_1": 1, "g_2": 0, "refusal": "unjustified",
+                                                  "comment": ""}
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: pid not in url, timeout=10000)
+    assert stored(world, pid)[0] == "finished"
+    ctx.close()
+
+    with world.ctx():
+        finished = [a.public_id for a in annotator_assignments(world, cid, "ann1@example.org")
+                    if a.state == "finished"]
+    assert len(finished) == 2
+    ctx, page = login(browser, base, "org@example.org")
+    page.goto(f"{base}/campaigns/{cid}#results")
+    page.wait_for_selector("#rubric-systems")
+    text = page.inner_text("#rubric-systems")
+    assert "Cultural Safety" in text and "Tense Consistency" in text and "Average Σ" in text
+    shot(page, "dashboard")
+    ctx.close()
