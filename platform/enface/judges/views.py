@@ -96,4 +96,9 @@ def transcript(campaign_id: int, judge_id: int, record_id: int):
 @organizer_required
 def compare(campaign_id: int, judge_id: int):
     judge = get_judge(campaign_id, judge_id)
-    return render_template("judges/compare.html", campaign=judge.campaign, judge=judge, **reports.side_by_side(judge))
+    data = reports.side_by_side(judge)
+    only_humans = request.args.get("only") == "humans"
+    if only_humans:   # the agreement figures stay those of every item
+        data["rows"] = [r for r in data["rows"] if r["humans"]]
+    return render_template("judges/compare.html", campaign=judge.campaign, judge=judge, only_humans=only_humans,
+                           **data)

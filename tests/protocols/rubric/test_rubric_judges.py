@@ -84,6 +84,8 @@ def test_dashboard_panel_and_side_by_side_with_humans(world):
     assert 'id="judges"' in dash and f"/campaigns/{cid}/judges/{jid}" in dash and KEY not in dash
     page = org.get(f"/campaigns/{cid}/judges/{jid}/compare").get_data(as_text=True)
     assert "1 / 1 / 1" in page and "human mean" in page and KEY not in page
+    only = org.get(f"/campaigns/{cid}/judges/{jid}/compare?only=humans").get_data(as_text=True)
+    assert only.count("<tr data-item=") == len(first["phenomena"]) < page.count("<tr data-item=")
     with world.ctx():
         from enface.judges.models import JudgeItem
 
