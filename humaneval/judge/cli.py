@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import HumanEvalInputError
 from .client import ChatClient, EndpointConfig
 from .debate import DEFAULT_MAX_ROUNDS, MODES, Judge
+from .examples import read_examples
 from .items import read_items
 from .prompts import PromptError, load_prompts
 from .runner import judge_items
@@ -89,6 +90,9 @@ def add_judge_parser(sub: Any) -> None:
                    help="price per 1,000 completion tokens")
     p.add_argument("--rubric", default="diting", help="a rubric name or a rubric JSON file (default diting)")
     p.add_argument("--prompts", metavar="DIR", help="a folder of prompt templates replacing the defaults")
+    p.add_argument("--examples", metavar="FILE.jsonl",
+                   help="scored examples shown in the prompts of their dimension (one JSON object a line: "
+                        "dimension, source, translation, sp, g_1, g_2, optional comment)")
     p.add_argument("--transcripts", metavar="FILE.jsonl",
                    help="write every item's full transcript (each message in and out, tokens, cost)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -122,7 +126,8 @@ def run_judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                             temperature=args.temperature, timeout=args.timeout, max_retries=args.max_retries,
                             requests_per_minute=args.requests_per_minute or None,
                             price_prompt_per_1k=args.price_prompt, price_completion_per_1k=args.price_completion)
-    judge = Judge(ChatClient(config), prompts, mode=args.mode, max_rounds=args.max_rounds)
+    examples = read_examples(args.examples) if args.examples else None
+    judge = Judge(ChatClient(config), prompts, mode=args.mode, max_rounds=args.max_rounds, examples=examples)
     results = judge_items(judge, items, dimensions, concurrency=args.concurrency)
     if args.transcripts:
         with Path(args.transcripts).open("w", encoding="utf-8") as out:

@@ -89,7 +89,8 @@ class Judge:
     prompts: Prompts
     mode: str = "debate"
     max_rounds: int = DEFAULT_MAX_ROUNDS
-    examples: list[Mapping[str, Any]] | None = None
+    #: scored examples by dimension key; None: the prompts folder's examples.jsonl, if any
+    examples: Mapping[str, list[Mapping[str, Any]]] | None = None
     source_language: str = "Chinese"
     target_language: str = "English"
 
@@ -106,7 +107,9 @@ class Judge:
                 "context": item.get("context") or "(none)", "translation": item.get("translation", ""),
                 "reference": item.get("reference") or "(none)",
                 "source_language": self.source_language, "target_language": self.target_language,
-                "rubric": render_rubric(dimension), "examples": render_examples(self.examples)}
+                "rubric": render_rubric(dimension),
+                "examples": render_examples((self.examples if self.examples is not None
+                                             else self.prompts.examples).get(item.get("dimension", ""), []))}
 
     def _ask(self, result: ItemResult, role: str, round_no: int, prompt: str,
              parse: Callable[[str | None], dict[str, Any]]) -> dict[str, Any]:

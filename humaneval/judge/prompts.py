@@ -5,16 +5,20 @@ The defaults live in ``humaneval/judge/prompts/``; an organizer points
 same file names, and those files replace the defaults one by one. Their
 structure follows DITING's Tables 12-13 (task, constraints, notes, matched
 rubric, scored examples, debate memory, and for the judge its instructions);
-the wording is this project's own.
+the wording is this project's own. An ``examples.jsonl`` in the folder adds scored
+examples (:mod:`.examples`) to the prompts of their dimension.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 from typing import Any, Mapping
+
+from ..errors import HumanEvalInputError
+from .examples import EXAMPLES_FILE, read_examples
 
 DEFAULT_DIR = Path(__file__).with_name("prompts")
 #: file stem -> the placeholders it may use
@@ -36,6 +40,8 @@ class PromptError(ValueError):
 class Prompts:
     templates: Mapping[str, Template]
     folder: str
+    #: scored examples by dimension, from ``examples.jsonl`` in the folder (see :mod:`.examples`)
+    examples: Mapping[str, list] = field(default_factory=dict)
 
     def render(self, name: str, **values: Any) -> str:
         return self.templates[name].substitute({k: "" if v is None else str(v) for k, v in values.items()})
@@ -61,7 +67,13 @@ def load_prompts(folder: str | Path | None = None) -> Prompts:
             raise PromptError(f"{path}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; "
                               f"this template may use {', '.join('$' + a for a in sorted(allowed))}")
         templates[name] = template
-    return Prompts(templates, str(folder or DEFAULT_DIR))
+    examples: dict[str, list] = {}
+    if folder is not None and (Path(folder) / EXAMPLES_FILE).is_file():
+        try:
+            examples = read_examples(Path(folder) / EXAMPLES_FILE)
+        except HumanEvalInputError as exc:
+            raise PromptError(str(exc)) from None
+    return Prompts(templates, str(folder or DEFAULT_DIR), examples)
 
 
 def render_rubric(dimension: Mapping[str, Any]) -> str:

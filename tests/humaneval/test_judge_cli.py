@@ -126,3 +126,17 @@ def test_bad_items_line_is_named(tmp_path):
     path.write_text(json.dumps(item("a", "A")) + "\n" + '{"id": "b", "dimension": "puns"}\n', "utf-8")
     out = cli(path, "--base-url", "http://127.0.0.1:9/v1", "--model", "m")
     assert out.returncode == 1 and f"{path}:2: missing field(s): source, translation, requirement" in out.stderr
+
+
+def test_examples_option(server, tmp_path):
+    examples = tmp_path / "examples.jsonl"
+    examples.write_text('{"dimension": "idiom", "source": "x", "translation": "y", "sp": 2, "g_1": 2, "g_2": 2, '
+                        '"comment": "CLI-GOLD"}\n', "utf-8")
+    items = write_items(tmp_path / "items.jsonl", [item("FENCED", "FENCED")])
+    out = cli(items, "--base-url", server.base_url, "--model", "m", "--json", "--mode", "single",
+              "--examples", examples)
+    assert out.returncode == 0, out.stderr
+    assert "CLI-GOLD" in server.requests[-1]["messages"][0]["content"]
+    examples.write_text('{"dimension": "idiom"}\n', "utf-8")
+    bad = cli(items, "--base-url", server.base_url, "--model", "m", "--examples", examples)
+    assert bad.returncode == 1 and f"{examples}:1: missing field(s)" in bad.stderr

@@ -116,3 +116,37 @@ def test_rate_limiter_spaces_starts_evenly():
     assert slept == [0.5, 1.0]   # 120 a minute: starts at 0, 0.5, 1.0 s
     RateLimiter(None, clock=lambda: 0, sleep=slept.append).wait()
     assert slept == [0.5, 1.0]
+
+
+def test_scored_examples_from_the_prompts_folder_reach_their_dimension_only(tmp_path):
+    from humaneval.judge import ChatClient, EndpointConfig, Judge
+    from humaneval.judge.scripted import ScriptedServer
+    from humaneval.rubric import load_rubric
+
+    (tmp_path / "examples.jsonl").write_text(
+        '{"dimension": "idiom", "source": "心细如发", "translation": "as fine as a hair", "sp": 0, "g_1": 0, '
+        '"g_2": 0, "comment": "GOLD-IDIOM literal"}\n', "utf-8")
+    prompts = load_prompts(tmp_path)
+    dims = {d["key"]: d for d in load_rubric("diting").to_dict()["dimensions"]}
+    answer = {"prefix": "", "replies": [{"json": {"sp": 1, "g_1": 1, "g_2": 1}}]}
+    with ScriptedServer({"rules": [answer]}) as srv:
+        judge = Judge(ChatClient(EndpointConfig(base_url=srv.base_url, model="m", api_key="k")), prompts,
+                      mode="single")
+        for dim in ("idiom", "tense"):
+            judge.score({"id": dim, "dimension": dim, "source": "s", "translation": "t", "requirement": "r"},
+                        dims[dim])
+        sent = [r["messages"][0]["content"] for r in srv.requests]
+    assert "GOLD-IDIOM literal" in sent[0] and "## Scored examples" in sent[0]
+    assert "GOLD-IDIOM" not in sent[1] and "## Scored examples" not in sent[1]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('{"dimension": "idiom", "source": "s", "translation": "t", "sp": 3, "g_1": 0, "g_2": 0}', '"sp" must be'),
+    ('{"dimension": "puns", "source": "s", "translation": "t", "sp": 1, "g_1": 0, "g_2": 0}', '"dimension"'),
+    ('{"source": "s"}', "missing field"), ("[1]", "expected a JSON object"), ("{", "not valid JSON"),
+])
+def test_bad_examples_name_the_line(tmp_path, line, problem):
+    (tmp_path / "examples.jsonl").write_text("\n" + line + "\n", "utf-8")
+    with pytest.raises(PromptError, match=problem) as info:
+        load_prompts(tmp_path)
+    assert "examples.jsonl:2:" in str(info.value)
