@@ -37,7 +37,8 @@ def demo_script(items: Sequence[Mapping[str, Any]], api_key: str | None = None,
         seed = int(hashlib.sha256(f"{item['translation']}\n{item['requirement']}".encode()).hexdigest()[:8], 16)
         final = _scores(seed)
         converge = 1 + seed % 3   # the round in which the debaters agree
-        early = _lower(final) if _lower(final) != final else {**final, "g_2": 1 if final["g_2"] == 2 else 2}
+        # Debater B starts one step harsher, or (on an item scored 0/0/0) one step kinder
+        early = _lower(final) if _lower(final) != final else {"sp": 1, "g_1": 1, "g_2": 1}
         what = item.get("requirement", "the phenomenon")
         a = [_answer(final, f"Round {r}: the rendering of {what!r} earns these scores.") for r in (1, 2, 3)]
         b = [_answer(early if r < converge else final,

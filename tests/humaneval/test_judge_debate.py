@@ -190,12 +190,15 @@ def test_api_key_is_not_in_records_reprs_or_errors(server):
 def test_demo_script_plays_every_debate_path():
     from humaneval.judge.demo_script import demo_script
 
-    items = [item(f"d{n}", f"DEMO{n}", translation=f"Translation number {n}.") for n in range(9)]
+    items = [item(f"d{n}", f"DEMO{n}", translation=f"Translation number {n}.") for n in range(30)]
     with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as srv:
         client = ChatClient(EndpointConfig(base_url=srv.base_url, model="m", api_key=KEY))
         results = judge_items(Judge(client, load_prompts()), items, DIMENSIONS, concurrency=1)
     assert all(r.ok for r in results) and all(r.consensus for r in results)
     assert {r.rounds for r in results} == {1, 2, 3}
+    assert any(r.sp == 0 for r in results) and any(r.sp == 2 for r in results)
+    assert not any(c.correction for r in results for c in r.calls)   # every scripted answer follows the rules
+    assert all(len(r.calls) == 3 * r.rounds for r in results)
     again = []
     with ScriptedServer(demo_script(items, latency=0)) as srv:
         client = ChatClient(EndpointConfig(base_url=srv.base_url, model="m", api_key="x"))

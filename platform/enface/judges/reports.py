@@ -8,8 +8,10 @@ from typing import Any
 from sqlalchemy import func, select
 
 from humaneval.judge.compare import judge_vs_humans
+from humaneval.rubric.results import system_tables
 
 from ..campaigns.models import Assignment, CampaignAnnotator, Response
+from ..campaigns.services import version_labels
 from ..extensions import db
 from ..services import NotFound
 from .models import Judge, JudgeItem
@@ -82,3 +84,19 @@ def side_by_side(judge: Judge) -> dict[str, Any]:
     figures = judge_vs_humans(agreement_rows, "judge") if any(r["rater"] == "judge" for r in agreement_rows) else None
     return {"rows": rows, "raters": sorted(raters, key=lambda r: int(r[5:]) if r[5:].isdigit() else 0),
             "agreement": figures}
+
+
+def judge_results(judge: Judge) -> dict[str, Any]:
+    """``{"systems", "dimensions"}``: the judge's own per-system tables (sub-criterion means, Σ per dimension, the average Σ), by
+    :func:`humaneval.rubric.results.system_tables` on its scores alone: what this judge says of each system."""
+    labels = version_labels(judge.campaign)
+    records = {(r.item_id, r.key): r for r in judge_items(judge) if r.state == "ok"}
+    rows = []
+    for item, task in tasks_of(judge.campaign):
+        record = records.get((item.id, task["key"]))
+        if record is not None:
+            rows.append({"item": task["item"]["id"], "rater": "judge", "dimension": task["item"]["dimension"],
+                         "system": labels.get(item.versions[0].version_id, "?"), **record.scores})
+    tables = system_tables(rows)
+    dimensions = list(dict.fromkeys(d for t in tables for d in t["dimensions"]))
+    return {"systems": tables, "dimensions": dimensions}

@@ -75,7 +75,8 @@ def run(campaign_id: int, judge_id: int):
 def show(campaign_id: int, judge_id: int):
     judge = get_judge(campaign_id, judge_id)
     return render_template("judges/show.html", campaign=judge.campaign, judge=judge,
-                           prog=reports.progress(judge), records=reports.judge_items(judge))
+                           prog=reports.progress(judge), records=reports.judge_items(judge),
+                           results=reports.judge_results(judge))
 
 
 @bp.get("/<int:campaign_id>/judges/<int:judge_id>/progress.json")

@@ -87,6 +87,8 @@ def test_keyboard_scores_and_a_judge_side_by_side(db_template, tmp_path):
             page.click("button:has-text('Run')")    # eager jobs in tests: done within the request
             page.wait_for_load_state("networkidle")
             assert page.locator(".judge-progress [data-field=done]").inner_text() == str(len(items))
+            assert page.locator("table.judge-results tbody tr").count() == 3   # the three systems
+            shot(page, "judge-page", full=False)
             page.goto(f"{base}/campaigns/{cid}")
             assert page.locator("#judges ~ table.judges-panel, table.judges-panel").count() == 1
             shot(page, "dashboard")

@@ -57,6 +57,15 @@ def test_rubric_items_are_judged_per_phenomenon_and_counted_as_a_rater(world):
         rater = f"rater{judge.annotator.position}"
     assert rater in json.dumps(results)   # the judge's finished items count in the rubric's results
     assert rater in export and KEY not in export
+    from enface.judges.reports import judge_results
+
+    with world.ctx():
+        own = judge_results(db.session.get(Judge, jid))
+    assert {t["system"] for t in own["systems"]} == {s["system"] for s in results["systems"]}
+    assert all(0 <= t["overall"] <= 6 for t in own["systems"])
+    org = world.client("org@example.org")
+    page = org.get(f"/campaigns/{cid}/judges/{jid}").get_data(as_text=True)
+    assert "What this judge says of each system" in page and KEY not in page
 
 
 def test_dashboard_panel_and_side_by_side_with_humans(world):
