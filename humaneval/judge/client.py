@@ -107,8 +107,12 @@ def _retry_after(headers: Any) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):   # neither seconds nor a date: back off as if it were absent
+        return None
+    return max(0.0, parsed.timestamp() - time.time()) if parsed.tzinfo else None
 
 
 class ChatClient:

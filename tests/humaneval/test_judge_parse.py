@@ -150,3 +150,18 @@ def test_bad_examples_name_the_line(tmp_path, line, problem):
     with pytest.raises(PromptError, match=problem) as info:
         load_prompts(tmp_path)
     assert "examples.jsonl:2:" in str(info.value)
+
+
+def test_retry_after_forms():
+    from datetime import datetime, timedelta, timezone
+    from email.utils import format_datetime
+
+    from humaneval.judge.client import _retry_after
+
+    assert _retry_after({"retry-after-ms": "250"}) == 0.25
+    assert _retry_after({"retry-after": "3"}) == 3.0
+    assert _retry_after({"retry-after": "-4"}) == 0.0
+    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    assert 25 < _retry_after({"retry-after": later}) <= 30
+    assert _retry_after({"retry-after": "soon"}) is None
+    assert _retry_after({}) is None and _retry_after(None) is None

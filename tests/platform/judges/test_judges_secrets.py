@@ -122,3 +122,28 @@ def test_pages_are_for_organizers_only(world):
         from enface.judges.models import Judge
 
         assert db.session.scalar(select(Judge.id)) is None
+
+
+def test_pages_refuse_records_and_judges_of_other_campaigns(world):
+    from enface.extensions import db
+    from enface.judges.models import JudgeItem
+
+    cid = judged_campaign(world)
+    other = judged_campaign(world)
+    with ScriptedServer({"rules": [{"prefix": "", "replies": [{"json": {"sp": 1, "g_1": 1, "g_2": 1}}]}]}) as s:
+        from enface.campaigns import services as svc
+        from enface.judges.running import run_judge
+        from enface.judges.setup import JudgeInput, add_judge
+
+        with world.ctx():
+            a = add_judge(svc.get_campaign(cid), JudgeInput(base_url=s.base_url, model="m", mode="single")).id
+            b = add_judge(svc.get_campaign(other), JudgeInput(base_url=s.base_url, model="m", mode="single")).id
+            run_judge(a)
+            record = db.session.scalar(select(JudgeItem.id).where(JudgeItem.judge_id == a))
+    org = world.client("org@example.org")
+    assert org.get(f"/campaigns/{cid}/judges/{a}/items/{record}").status_code == 200
+    for url in (f"/campaigns/{other}/judges/{b}/items/{record}", f"/campaigns/{other}/judges/{a}",
+                f"/campaigns/{cid}/judges/{b}/compare", f"/campaigns/{cid}/judges/999",
+                "/campaigns/999/judges"):
+        assert org.get(url).status_code == 404, url
+    assert org.post(f"/campaigns/{other}/judges/{a}/run").status_code == 404
