@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from humaneval.rubric import (
     DITING_DIMENSIONS,
@@ -84,3 +86,26 @@ def test_empty_file_and_unicode_line_separator():
     # U+2028 inside a JSON string is not a line break
     [p] = parse_phenomena(line(requirement="a\u2028b"), DOCS, DITING_DIMENSIONS)
     assert p.requirement == "a\u2028b"
+
+
+_json_values = st.recursive(st.none() | st.booleans() | st.integers(-5, 20) | st.floats(allow_nan=True) | st.text(max_size=8),
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                            max_leaves=6)
+_lines = st.one_of(
+    st.text(max_size=40),
+    st.dictionaries(st.sampled_from(["document", "segment", "dimension", "requirement", "context", "x"]),
+                    _json_values | st.sampled_from(["ch01", "ch02", "idiom", "tense", 1, 4, 2]), max_size=6)
+    .map(lambda d: json.dumps(d, ensure_ascii=False)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_lines, max_size=6))
+def test_any_input_is_parsed_or_refused_with_line_numbers(lines):
+    text = "\n".join(lines)
+    try:
+        found = parse_phenomena(text, DOCS, DITING_DIMENSIONS)
+    except PhenomenaError as exc:
+        assert exc.errors and all(line is None or 1 <= line <= max(1, len(text.split("\n")))
+                                  for line, _ in exc.errors)
+    else:
+        assert all(p.document in DOCS and 1 <= p.segment <= DOCS[p.document] for p in found)

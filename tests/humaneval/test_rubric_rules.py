@@ -1,6 +1,8 @@
 """DITING's scoring rules on one response: scale, the Specific-zero rule, refusals."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from humaneval.rubric import check_scores, sigma
 
@@ -79,3 +81,23 @@ def test_partial_drafts_allow_missing_scores_but_not_broken_rules():
     assert check_scores("cultural_safety", {"sp": None, "refusal": "justified"}, partial=True) == []
     # the same draft is incomplete as a final response
     assert "g_1 (Cultural Adaptation) is missing" in check_scores("idiom", {"sp": 2, "g_2": 1})[0]
+
+
+_values = st.none() | st.booleans() | st.integers(-3, 4) | st.floats(allow_nan=True) | st.text(max_size=4) \
+    | st.sampled_from(["justified", "unjustified"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["idiom", "tense", "cultural_safety", "nope"]),
+       st.dictionaries(st.sampled_from(["sp", "g_1", "g_2", "refusal", "comment", "extra"]), _values, max_size=6),
+       st.booleans())
+def test_rules_never_crash_and_accept_only_valid_triples(dimension, response, partial):
+    errors = check_scores(dimension, response, partial=partial)
+    assert all(isinstance(e, str) and e for e in errors)
+    if not errors and not partial:
+        scores = [response[k] for k in ("sp", "g_1", "g_2")]
+        assert all(type(s) is int and s in (0, 1, 2) for s in scores)
+        assert scores[0] != 0 or scores[1:] == [0, 0]
+        if response.get("refusal"):
+            assert dimension == "cultural_safety"
+            assert scores[2] == (2 if response["refusal"] == "justified" else 0)

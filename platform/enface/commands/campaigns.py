@@ -242,6 +242,10 @@ def status(campaign_id, as_json):
 
     def go():
         c = svc.get_campaign(campaign_id)
+        if c.protocol == "rubric":
+            from ..protocols.rubric.cli import rubric_status
+
+            return rubric_status(c, as_json)
         if c.protocol != "mqm":
             return _status_of_protocol(c, as_json)
         from ..protocols.mqm import services as mqm_svc

@@ -4,11 +4,10 @@ demo systems as scored submissions, an organizer and annotators, and rubric camp
 from __future__ import annotations
 
 import uuid as uuidlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support import ROOT
-from tests.support.campaigns import PASSWORD, add_submission, annotator_assignments, fast_user
+from tests.support.campaigns import PASSWORD, World, add_submission, annotator_assignments, fast_user
 
 __all__ = ["PASSWORD", "PHENOMENA_DIR", "RubricWorld", "build_rubric_world", "new_rubric", "put_score", "items_of",
            "annotator_assignments"]
@@ -19,22 +18,7 @@ SYSTEMS = {"careful-mt": ("Heron", "primary", True), "literal-mt": (None, "basel
            "chatty-llm": ("Kestrel", "primary", False)}
 
 
-@dataclass
-class RubricWorld:
-    app: object
-    testset_id: int
-    subs: dict[str, int]
-    users: dict[str, int] = field(default_factory=dict)
-
-    def client(self, email: str | None = None):
-        c = self.app.test_client()
-        if email:
-            r = c.post("/auth/login", data={"email": email, "password": PASSWORD})
-            assert r.status_code in (302, 303), (email, r.status_code)
-        return c
-
-    def ctx(self):
-        return self.app.app_context()
+RubricWorld = World   # the campaign tests' world: app, test set, submissions by system name, users
 
 
 def system_outputs(system: str, folder: Path = PHENOMENA_DIR) -> dict[str, list[str]]:

@@ -162,6 +162,9 @@ def test_score_by_keyboard_reload_and_finish(live, browser):
     page.wait_for_selector("#finish-error:not([hidden])")
     assert "Score every criterion first" in page.inner_text("#finish-error")
     shot(page, "incomplete", full=False)
+    page.goto(f"{base}/annotate/")
+    assert "1 of 45 items finished" in page.inner_text("main")
+    shot(page, "list", full=False)
     ctx.close()
 
 
@@ -200,4 +203,46 @@ def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
     text = page.inner_text("#rubric-systems")
     assert "Cultural Safety" in text and "Tense Consistency" in text and "Average Σ" in text
     shot(page, "dashboard")
+    page.goto(f"{base}/campaigns/new?testset={world.testset_id}&protocol=rubric")
+    page.wait_for_selector("#rubric-new")
+    assert "17 tagged phenomena" in page.inner_text("#phenomena-count")
+    page.fill("#name", "Second rubric")
+    page.fill("#ranges", "sect-trial")
+    page.click("#rubric-new button[type=submit]")
+    page.wait_for_selector("#phenomena-table")
+    assert "Second rubric" in page.inner_text("h1")
+    shot(page, "new-campaign-draft")
+    ctx.close()
+
+
+def test_import_errors_show_one_a_line(live, browser, tmp_path):
+    import shutil
+    import zipfile
+
+    from rubric_helpers import PHENOMENA_DIR
+
+    base, world, _cid = live
+    folder = tmp_path / "bad-set"
+    shutil.copytree(PHENOMENA_DIR / "testset", folder)
+    (folder / "testset.json").write_text((folder / "testset.json").read_text(encoding="utf-8")
+                                         .replace("Demo phenomena zh-en", "Broken phenomena"), encoding="utf-8")
+    (folder / "phenomena.jsonl").write_text(
+        '{"document": "tea-house", "segment": 99, "dimension": "idiom", "requirement": "x"}\n'
+        '{"document": "tea-house", "segment": 1, "dimension": "poetry", "requirement": "x"}\n{oops\n', encoding="utf-8")
+    archive = tmp_path / "bad-set.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in folder.rglob("*"):
+            z.write(path, str(path.relative_to(tmp_path)))
+    ctx, page = login(browser, base, "org@example.org")
+    page.goto(f"{base}/admin/testsets/import")
+    page.fill("input[name=task]", "Broken")
+    page.set_input_files("input[name=archive]", str(archive))
+    page.click("form[enctype='multipart/form-data'] button[type=submit]")
+    page.wait_for_selector(".flash.error")
+    lines = page.inner_text(".flash.error").splitlines()
+    assert lines == ["phenomena.jsonl:1: segment 99 is out of range: 'tea-house' has segments 1-10",
+                     "phenomena.jsonl:2: unknown dimension 'poetry' (one of: idiom, ambiguity, terminology, tense, "
+                     "zero_pronoun, cultural_safety)",
+                     "phenomena.jsonl:3: not valid JSON: Expecting property name enclosed in double quotes (column 2)"]
+    shot(page, "import-errors", full=False)
     ctx.close()

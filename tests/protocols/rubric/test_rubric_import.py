@@ -180,3 +180,21 @@ def test_web_phenomena_form_on_the_testset_page(app, tmp_path):
     assert r.status_code in (302, 303) and count(app) == (1, 1)
     r = client.post("/admin/testsets/1/phenomena", data={"csrf_token": token}, content_type="multipart/form-data")
     assert r.status_code == 400 and "choose a phenomena.jsonl file" in r.get_data(as_text=True)
+
+
+def test_phenomena_upload_is_for_organizers_and_frozen_once_a_campaign_starts(world, tmp_path):
+    from rubric_helpers import new_rubric
+
+    from tests.support.campaigns import PASSWORD
+
+    annotator = world.client("ann1@example.org")
+    r = annotator.post(f"/admin/testsets/{world.testset_id}/phenomena",
+                       data={"file": (io.BytesIO(GOOD.encode()), "p.jsonl")}, content_type="multipart/form-data")
+    assert r.status_code == 404
+    new_rubric(world)   # started
+    org = world.app.test_client()
+    org.post("/auth/login", data={"email": "org@example.org", "password": PASSWORD})
+    r = org.post(f"/admin/testsets/{world.testset_id}/phenomena",
+                 data={"file": (io.BytesIO((GOOD + "\n").encode()), "p.jsonl")}, content_type="multipart/form-data")
+    assert r.status_code == 409 and "has started" in r.get_data(as_text=True)
+    assert count(world.app) == (1, 17)

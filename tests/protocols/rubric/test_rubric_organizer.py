@@ -33,6 +33,15 @@ def test_cli_create_start_and_export(world, cli_env, tmp_path):
     assert r.exit_code == 0 and "16 items, 16 assignments" in r.output, r.output   # 8 tagged segments x 2
     r = run(main, ["campaign", "export", str(cid), "--format", "json"], env=cli_env)
     assert r.exit_code == 0 and json.loads(r.output)["protocol"] == "rubric"
+    r = run(main, ["campaign", "export", str(cid), "--format", "tsv"], env=cli_env)
+    assert r.exit_code == 1 and "a rubric campaign exports json, csv (not tsv)" in r.output
+    r = run(main, ["campaign", "status", str(cid), "--json"], env=cli_env)
+    assert r.exit_code == 0, r.output
+    status = json.loads(r.output)
+    assert status["items"] == 16 and status["finished"] == 0
+    assert status["annotators"] == [{"rater": "rater1", "email": "ann1@example.org", "items": 16, "finished": 0}]
+    r = run(main, ["campaign", "status", str(cid)], env=cli_env)
+    assert r.exit_code == 0 and "CLI rubric [open] rubric: 0/16 items finished" in r.output
 
 
 def test_cli_own_rubric_file_and_refusals(world, cli_env, tmp_path):
@@ -113,6 +122,7 @@ def test_dashboard_progress_and_blind_item_pages(world):
     assert 'id="progress-table"' in dash and "0 of 90 items finished" in dash
     ann = world.client("ann1@example.org")
     listing = ann.get("/annotate/").get_data(as_text=True)
+    assert "rubric-items" in listing and "0 of 45 items finished" in listing and "Phenomena scored" in listing
     first = re.search(r'/annotate/item/([A-Za-z0-9_-]+)', listing).group(1)
     page = ann.get(f"/annotate/item/{first}").get_data(as_text=True)
     assert 'id="rubric-state"' in page and "rubric.js" in page

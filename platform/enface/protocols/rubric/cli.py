@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -31,3 +32,28 @@ def create_rubric_campaign(testset_id: int, name: str, systems, redundancy: int,
     campaign = svc.create_campaign(None, ts, data)
     click.echo(f"campaign {campaign.id}: rubric, {len(campaign.systems)} systems, documents {', '.join(campaign.ranges)}")
     click.echo(campaign.id)
+
+
+def rubric_status(campaign, as_json: bool) -> None:
+    """``enface campaign status`` of a rubric campaign: items per annotator, and the average Σ per system."""
+    from . import results
+
+    prog = results.progress(campaign)
+    res = results.results(campaign) if campaign.state != "draft" else None
+    per_rater: dict[str, dict] = {}
+    for r in prog["rows"]:
+        row = per_rater.setdefault(r["rater"], {"rater": r["rater"], "email": r["user"].email, "items": 0,
+                                                "finished": 0})
+        row["items"] += 1
+        row["finished"] += r["state"] == "finished"
+    systems = {s["system"]: s["overall"] for s in (res or {}).get("systems", [])}
+    if as_json:
+        click.echo(json.dumps({"id": campaign.id, "name": campaign.name, "state": campaign.state,
+                               "protocol": "rubric", "items": prog["total"], "finished": prog["counts"]["finished"],
+                               "annotators": list(per_rater.values()), "overall": systems}, indent=1))
+        return
+    click.echo(f"{campaign.name} [{campaign.state}] rubric: {prog['counts']['finished']}/{prog['total']} items finished")
+    for row in per_rater.values():
+        click.echo(f"  {row['rater']:8} {row['email']:30} {row['finished']}/{row['items']} items")
+    for name, overall in systems.items():
+        click.echo(f"  {name:24} average Σ {overall:.2f}")

@@ -41,6 +41,7 @@ class RubricProtocol(Protocol):
                    "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
     strategies = ("redundancy", "document")
     item_template = "rubric/item.html"
+    list_template = "rubric/_list.html"
     dashboard_template = "rubric/dashboard.html"
     results_template = "rubric/results.html"
     new_template = "rubric/new.html"
