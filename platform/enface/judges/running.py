@@ -42,7 +42,7 @@ HEARTBEAT_EVERY = 5.0     # seconds
 
 
 def stale_after() -> float:
-    """Seconds without a heartbeat after which a run counts as dead (``JUDGE_STALE_SECONDS``, default 30)."""
+    """Seconds without a heartbeat after which a run counts as dead (``ENFACE_JUDGE_STALE_AFTER``, default 30)."""
     return float(current_app.config.get("JUDGE_STALE_SECONDS", 30))
 
 
