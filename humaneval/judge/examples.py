@@ -7,12 +7,11 @@ One example a line: ``{"dimension", "source", "translation", "sp", "g_1", "g_2"}
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import HumanEvalInputError, read_text
-from .items import DIMENSIONS
+from ..errors import HumanEvalInputError
+from .items import DIMENSIONS, jsonl_values
 
 EXAMPLES_FILE = "examples.jsonl"
 FIELDS = ("dimension", "source", "translation", "sp", "g_1", "g_2")
@@ -22,13 +21,7 @@ def read_examples(path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """{dimension: [example, ...]}; HumanEvalInputError names the line of a bad example."""
     name = str(path)
     out: dict[str, list[dict[str, Any]]] = {}
-    for line_no, line in enumerate(read_text(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise HumanEvalInputError(f"not valid JSON: {exc}", name, line_no) from None
+    for line_no, obj in jsonl_values(path):
         if not isinstance(obj, dict):
             raise HumanEvalInputError("expected a JSON object", name, line_no)
         missing = [k for k in FIELDS if k not in obj]

@@ -7,6 +7,8 @@ plus optional ``"reference"`` and ``"context"``. Blank lines are skipped.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..errors import HumanEvalInputError, read_text
@@ -46,17 +48,22 @@ def check_item(obj: Any, path: str | None = None, line: int | None = None) -> di
     return item
 
 
-def read_items(path: str) -> list[dict[str, Any]]:
-    """All items of a JSON Lines file; ids must be unique. Raises HumanEvalInputError naming the line."""
-    items: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}
+def jsonl_values(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) of each non-blank line; invalid JSON names the file and the line."""
     for line_no, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            yield line_no, json.loads(line)
         except ValueError as exc:
-            raise HumanEvalInputError(f"not valid JSON: {exc}", path, line_no) from None
+            raise HumanEvalInputError(f"not valid JSON: {exc}", str(path), line_no) from None
+
+
+def read_items(path: str) -> list[dict[str, Any]]:
+    """All items of a JSON Lines file; ids must be unique. Raises HumanEvalInputError naming the line."""
+    items: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for line_no, obj in jsonl_values(path):
         item = check_item(obj, path, line_no)
         if item["id"] in seen:
             raise HumanEvalInputError(f'duplicate id {item["id"]!r} (first on line {seen[item["id"]]})',

@@ -68,3 +68,18 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+def login_page(browser, base: str, email: str, password: str, errors: list[str] | None = None,
+               viewport: tuple[int, int] = (1400, 900)):
+    """(context, page) of a new browser context logged in as ``email``; page errors go to ``errors``."""
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = ctx.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/auth/login")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password]", password)
+    page.press("input[name=password]", "Enter")
+    page.wait_for_load_state("networkidle")
+    return ctx, page

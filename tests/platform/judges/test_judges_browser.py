@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from humaneval.judge.scripted import ScriptedServer
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 from tests.support.campaigns import PASSWORD, build_world
 from tests.support.judge_protocol import judged_campaign
 
@@ -63,14 +63,7 @@ def test_organizer_adds_runs_and_compares_a_judge(db_template, tmp_path):
             chromium() as browser:
         world = build_world(app, tmp_path)
         cid = judged_campaign(world, ranges="river.1")
-        ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/auth/login")
-        page.fill("input[name=email]", "org@example.org")
-        page.fill("input[name=password]", PASSWORD)
-        page.press("input[name=password]", "Enter")
-        page.wait_for_load_state("networkidle")
+        ctx, page = login_page(browser, base, "org@example.org", PASSWORD, errors)
 
         page.goto(f"{base}/campaigns/{cid}/judges")
         page.fill("input[name=name]", "Browser debate judge")

@@ -11,22 +11,14 @@ from sqlalchemy import select
 
 from humaneval.judge.demo_script import demo_script
 from humaneval.judge.scripted import ScriptedServer
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 
 pytestmark = pytest.mark.browser
 KEY = "sk-e2e-rubric-judge-S3CRET"
 
 
 def login(browser, base, email, errors):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
-    return ctx, page
+    return login_page(browser, base, email, PASSWORD, errors)
 
 
 def shot(page, name, full=True):
