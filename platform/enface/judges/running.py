@@ -103,8 +103,19 @@ def _client(judge: Judge) -> ScoringJudge:
                             requests_per_minute=judge.requests_per_minute,
                             price_prompt_per_1k=judge.price_prompt_per_1k,
                             price_completion_per_1k=judge.price_completion_per_1k)
+    testset = judge.campaign.testset
     return ScoringJudge(ChatClient(config), load_prompts(judge.prompts_dir), mode=judge.mode,
-                        max_rounds=judge.max_rounds)
+                        max_rounds=judge.max_rounds, source_language=language_name(testset.src_lang),
+                        target_language=language_name(testset.tgt_lang))
+
+
+#: how the prompts name a test set's languages (other codes are shown as they are)
+LANGUAGES = {"zh": "Chinese", "en": "English", "de": "German", "fr": "French", "es": "Spanish", "ja": "Japanese",
+             "ko": "Korean", "ru": "Russian", "ar": "Arabic", "pt": "Portuguese", "it": "Italian", "cs": "Czech"}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGES.get((code or "").split("-")[0].lower(), code)
 
 
 def _claim(judge_id: int, item_id: int, key: str, token: str) -> bool:

@@ -84,6 +84,17 @@ def test_organizer_adds_runs_and_compares_a_judge(db_template, tmp_path):
         assert done == total > 0
         assert page.locator(".judge-progress progress").get_attribute("value") == str(total)
         shot(page, "judge-page")
+        page.click("a:has-text('transcript') >> nth=0")
+        page.wait_for_load_state("networkidle")
+        page.click("details.calls > summary")
+        calls = page.locator(".call")
+        assert calls.count() == 6   # two rounds of Debater A, Debater B and the judge
+        assert "debater_a" in calls.nth(0).inner_text() and "You are Debater A" in calls.nth(0).inner_text()
+        assert "English-to-German literary translator" in calls.nth(0).inner_text()   # the test set's languages
+        assert "judge" in calls.nth(5).inner_text() and "Consensus on 2/1/2." in calls.nth(5).inner_text()
+        shot(page, "transcript")
+        assert KEY not in page.content()
+        page.go_back()
 
         human_scores(app, cid)
         page.click("a:has-text('Judge and humans side by side')")
