@@ -90,6 +90,8 @@ def add_judge_parser(sub: Any) -> None:
                    help="price per 1,000 completion tokens")
     p.add_argument("--rubric", default="diting", help="a rubric name or a rubric JSON file (default diting)")
     p.add_argument("--prompts", metavar="DIR", help="a folder of prompt templates replacing the defaults")
+    p.add_argument("--source-language", default="Chinese", help="as the prompts name it (default Chinese)")
+    p.add_argument("--target-language", default="English", help="as the prompts name it (default English)")
     p.add_argument("--examples", metavar="FILE.jsonl",
                    help="scored examples shown in the prompts of their dimension (one JSON object a line: "
                         "dimension, source, translation, sp, g_1, g_2, optional comment)")
@@ -127,7 +129,8 @@ def run_judge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                             requests_per_minute=args.requests_per_minute or None,
                             price_prompt_per_1k=args.price_prompt, price_completion_per_1k=args.price_completion)
     examples = read_examples(args.examples) if args.examples else None
-    judge = Judge(ChatClient(config), prompts, mode=args.mode, max_rounds=args.max_rounds, examples=examples)
+    judge = Judge(ChatClient(config), prompts, mode=args.mode, max_rounds=args.max_rounds, examples=examples,
+                  source_language=args.source_language, target_language=args.target_language)
     results = judge_items(judge, items, dimensions, concurrency=args.concurrency)
     if args.transcripts:
         with Path(args.transcripts).open("w", encoding="utf-8") as out:

@@ -59,7 +59,9 @@ def test_single_mode_max_rounds_custom_key_variable_and_prompts(server, tmp_path
                                                 "consensus": False}]
     assert sum("CUSTOM-JUDGE-PROMPT" in r["messages"][0]["content"] for r in server.requests) == 2
     items = write_items(tmp_path / "single.jsonl", [item("FENCED", "FENCED"), item("MALFORMED-ONCE", "MALFORMED-ONCE")])
-    out = cli(items, "--base-url", server.base_url, "--model", "m", "--json", "--mode", "single")
+    out = cli(items, "--base-url", server.base_url, "--model", "m", "--json", "--mode", "single",
+              "--source-language", "Japanese")
+    assert "professional Japanese-to-English literary translator" in server.requests[-1]["messages"][0]["content"]
     assert json.loads(out.stdout)["items"] == [
         {"id": "FENCED", "sp": 2, "g_1": 1, "g_2": 2, "rounds": 1, "consensus": False},
         {"id": "MALFORMED-ONCE", "sp": 2, "g_1": 1, "g_2": 1, "rounds": 1, "consensus": False}]
