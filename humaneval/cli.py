@@ -3,6 +3,8 @@
     python -m humaneval agreement RATINGS.csv --coefficient ac1|ac2|kappa|icc
                                   [--weights identity|linear|quadratic] [--categories 1,2,3,4,5] [--json]
     python -m humaneval reader EXPORT.jsonl [--weights identity|linear|quadratic] [--study NAME] [--json]
+    python -m humaneval judge ITEMS.jsonl --base-url URL --model NAME [--mode single|debate] [--json] ...
+                                  (LLM judges on rubric items: see humaneval.judge.cli)
     python -m humaneval rubric RESPONSES.csv|RESPONSES.jsonl [--rubric NAME|FILE] [--json]
 
 RATINGS.csv has a header naming the columns item, rater, value (other columns
@@ -42,6 +44,7 @@ from typing import Any
 from .agreement import WEIGHTS, gwet
 from .errors import HumanEvalInputError
 from .export import load_export
+from .judge.cli import add_judge_parser, run_judge
 from .ratings_csv import parse_number, read_ratings
 from .reader import reader_results
 from .report import results_text
@@ -97,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="AC2 weights for the 1-5 ratings (default quadratic)")
     rd.add_argument("--study", help="only this study (default: every study in the file)")
     rd.add_argument("--json", action="store_true", help="print one JSON object")
+    add_judge_parser(sub)
 
     rb = sub.add_parser("rubric", help="DITING rubric results and agreement from rubric responses",
                         description="Per-system tables (sub-criterion means on 0-2, dimension sums on 0-6, the "
@@ -224,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "agreement":
             return _agreement(args, parser)
+        if args.command == "judge":
+            return run_judge(args, parser)
         if args.command == "rubric":
             return _rubric(args)
         return _reader(args)

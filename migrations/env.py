@@ -11,6 +11,7 @@ from enface import protocols
 from enface.campaigns import models as _campaign_models  # noqa: F401  (the core's tables join the metadata)
 from enface.config import Config
 from enface.extensions import make_engine
+from enface.judges import models as _judge_models  # noqa: F401  (the judges' tables join the metadata)
 from enface.models import Base
 
 protocols.load_all()   # each protocol's tables join the metadata too

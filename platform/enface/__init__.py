@@ -80,6 +80,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
     from .campaigns import bp as campaigns_bp
 
     app.register_blueprint(campaigns_bp, url_prefix="/campaigns")
+    from .judges.views import bp as judges_bp
+
+    app.register_blueprint(judges_bp, url_prefix="/campaigns")
     app.register_blueprint(annotate_bp, url_prefix="/annotate")   # session + CSRF header, like the forms
     from .browse import bp as browse_bp
 

@@ -15,6 +15,7 @@ ENFACE_COMET_MODEL         unset: COMET shows n/a with the reason
 ENFACE_MAX_UPLOAD_BYTES    50 MiB per upload (request body)
 ENFACE_MAX_UNZIPPED_BYTES  200 MiB uncompressed per zip
 ENFACE_STUCK_AFTER         600 seconds without a heartbeat before the sweeper requeues a job
+ENFACE_JUDGE_STALE_AFTER   30 seconds without an LLM judge run's heartbeat before it counts as dead
 ENFACE_RATELIMIT_STORAGE   ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
                            (``redis://...`` when several hosts must share it; ``memory://``: one process only)
 ENFACE_LOGIN_RATE_LIMIT    ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
@@ -123,6 +124,7 @@ class Config:
     MAX_UPLOAD_FILES = 500
     MAX_ZIP_RATIO = 200                # uncompressed/compressed above this (for members over 1 MiB): a bomb
     STUCK_AFTER_SECONDS = 600
+    JUDGE_STALE_SECONDS = 30           # an LLM judge run beats every 5 s (enface.judges.running)
     MAX_JOB_ATTEMPTS = 3
     SWEEP_EVERY_SECONDS = 60
     SCORING_WORKERS = 0                # processes for BLEU/chrF/TER; 0 = all cores
@@ -167,6 +169,7 @@ class Config:
         cfg.MAX_UPLOAD_BYTES = _int("ENFACE_MAX_UPLOAD_BYTES", cls.MAX_UPLOAD_BYTES)
         cfg.MAX_UNZIPPED_BYTES = _int("ENFACE_MAX_UNZIPPED_BYTES", cls.MAX_UNZIPPED_BYTES)
         cfg.STUCK_AFTER_SECONDS = _int("ENFACE_STUCK_AFTER", cls.STUCK_AFTER_SECONDS)
+        cfg.JUDGE_STALE_SECONDS = _int("ENFACE_JUDGE_STALE_AFTER", cls.JUDGE_STALE_SECONDS)
         cfg.SCORING_WORKERS = _int("ENFACE_SCORING_WORKERS", cls.SCORING_WORKERS)
         cfg.META_BOOTSTRAP_SAMPLES = max(1, _int("ENFACE_META_BOOTSTRAP_SAMPLES", cls.META_BOOTSTRAP_SAMPLES))
         cfg.META_BOOTSTRAP_SEED = _int("ENFACE_META_BOOTSTRAP_SEED", cls.META_BOOTSTRAP_SEED)

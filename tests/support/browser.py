@@ -70,10 +70,13 @@ def chromium():
             browser.close()
 
 
-def signed_in_page(browser, base: str, email: str, password: str, *, width: int = 1280, height: int = 900):
-    """(context, page) of a new browser context signed in through the login form; close the context after."""
-    ctx = browser.new_context(viewport={"width": width, "height": height})
+def login_page(browser, base: str, email: str, password: str, errors: list[str] | None = None,
+               viewport: tuple[int, int] = (1400, 900)):
+    """(context, page) of a new browser context logged in as ``email``; page errors go to ``errors``."""
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     page = ctx.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{base}/auth/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", password)

@@ -196,6 +196,13 @@ class Protocol:
         "reference 1"); item keys are (document name, 0-based position). [] when it has none."""
         return []
 
+    # -- machine annotators (LLM judges, :mod:`enface.judges`) ---------------------------------------------
+    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
+        """What an LLM judge scores in ``item``: ``[{"kind", "key", "item": {"id", "dimension", "source",
+        "translation", "requirement", "reference"?, "context"?}}]``; each answer is stored as a response
+        of that kind and key (checked by :meth:`check_response`). [] (the default): no judges."""
+        return []
+
     def item_label(self, item: Item) -> str:
         """How the organizer's dashboard names an item (system names allowed there)."""
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"

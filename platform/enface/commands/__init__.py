@@ -14,6 +14,7 @@
     enface demo [--port 8000] [--once] [--data DEMO_TASK_DIR]          demo.py
     enface campaign list|create|invite|add-annotator|start|status|export|release
                                                                        campaigns.py
+    enface campaign add-judge|judges|run-judge                         judges.py
 
 Every command reads the same ENFACE_* variables as the server (see enface/config.py).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import click
 
-from . import campaigns, db, demo, serve, submit, testsets, users
+from . import campaigns, db, demo, judges, serve, submit, testsets, users  # noqa: F401  (judges: see below)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,6 +36,7 @@ def main():
 
 for command in (db.db, users.create_user, users.reset_password, testsets.testset, testsets.rescore, serve.serve,
                 serve.worker, serve.sweep, submit.submit, demo.demo, campaigns.campaign):
+    # (judges.py adds its commands to the campaign group on import)
     main.add_command(command)
 
 __all__ = ["main"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ._common import ROOT, fail, load_app
+from .demo_judge import start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
 from .submit import ApiClient, collect_files, wait_for
@@ -197,6 +198,7 @@ def demo(host, port, demo_dir, once):
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
             made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
+        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException)):
@@ -213,6 +215,7 @@ def demo(host, port, demo_dir, once):
         what = "reader (reader study)" if email.startswith("reader") else what
         click.echo(f"  {email:<32} {info['password']:<14} {what}")
     if once:
+        wait_for_demo_judge(app)
         svc.stop()
         return
     click.echo("Ctrl-C stops the server.")

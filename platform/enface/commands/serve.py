@@ -46,7 +46,10 @@ class Services:
                     # gunicorn's control socket defaults to ~/.gunicorn/gunicorn.ctl, one path for every server
                     # the user runs (two `enface serve` would take it from each other); enface does not use it.
                     "--no-control-socket", "enface:create_app()"]
-        commands = {"web": gunicorn, "worker": worker_cmd("cpu,gpu", self.jobs, "INFO")}
+        # LLM judge runs wait on remote endpoints for minutes: a worker of their own (``llm`` queue), so
+        # that they never hold the processes that validate and score submissions.
+        commands = {"web": gunicorn, "worker": worker_cmd("cpu,gpu", self.jobs, "INFO"),
+                    "llm-worker": worker_cmd("llm", 2, "INFO")}
         for name, command in commands.items():
             out = self._output(name)
             try:
@@ -57,6 +60,7 @@ class Services:
         threading.Thread(target=self._sweeper, name="sweeper", daemon=True).start()
 
     def _sweeper(self) -> None:
+        from ..judges.running import sweep_stalled as sweep_judges
         from ..services.pipeline import sweep as run_sweep
 
         app = load_app()
@@ -66,6 +70,8 @@ class Services:
                 with app.app_context():
                     for sid, what in run_sweep():
                         click.echo(f"sweeper: submission {sid}: {what}", err=True)
+                    for jid in sweep_judges():
+                        click.echo(f"sweeper: LLM judge {jid}: its run had stopped; queued again", err=True)
             except Exception as exc:   # keep sweeping; say why it failed
                 click.echo(f"sweeper: {type(exc).__name__}: {exc}", err=True)
 
@@ -164,7 +170,7 @@ def serve(host, port, workers, jobs, no_upgrade):
 
 @click.command()
 @click.option("-Q", "--queues", default="cpu,gpu", show_default=True, help="cpu: validation and sacrebleu "
-              "metrics; gpu: COMET (needs ENFACE_COMET_MODEL)")
+              "metrics; gpu: COMET (needs ENFACE_COMET_MODEL); llm: LLM judge runs")
 @click.option("-c", "--concurrency", type=int, default=None, help="worker processes [default: one per core]")
 @click.option("--loglevel", default="INFO", show_default=True)
 def worker(queues, concurrency, loglevel):
@@ -175,7 +181,7 @@ def worker(queues, concurrency, loglevel):
 
 def worker_cmd(queues: str, concurrency: int | None, loglevel: str = "INFO") -> list[str]:
     cmd = [sys.executable, "-m", "celery", "-A", "enface.worker", "worker", "-Q", queues, "--loglevel", loglevel,
-           "-n", f"enface-{os.getpid()}@{socket.gethostname()}", "--without-gossip", "--without-mingle"]
+           "-n", f"enface-{queues.replace(',', '-')}-{os.getpid()}@{socket.gethostname()}", "--without-gossip", "--without-mingle"]
     if concurrency:
         cmd += ["-c", str(concurrency)]
     return cmd

@@ -1,6 +1,7 @@
 """The job queue: the Celery app, its queues and routes, and :func:`enqueue`.
 
-Validation and scoring go to the ``cpu`` queue, COMET to the ``gpu`` queue.
+Validation and scoring go to the ``cpu`` queue, COMET to the ``gpu`` queue, LLM judge runs
+(:mod:`enface.judges`, the id is a judge's) to the ``llm`` queue.
 
 The embedded default needs nothing installed: a SQLite broker
 (``sqla+sqlite:///<data_dir>/broker.sqlite``) and result backend, and a worker
@@ -38,7 +39,9 @@ log = logging.getLogger(__name__)
 QUEUES = {"validate": ("enface.validate_submission", "cpu"),
           "score": ("enface.score_submission", "cpu"),
           "gpu": ("enface.gpu_metrics_submission", "gpu"),   # the registry's gpu-queue metrics (COMET)
-          "rank": ("enface.rank_testset", "cpu")}   # a test set's automatic clusters (takes a test set id)
+          "rank": ("enface.rank_testset", "cpu"),   # a test set's automatic clusters (takes a test set id)
+          # LLM judges (enface.judges) wait on remote endpoints, not on CPUs: their own queue.
+          "judge": ("enface.run_judge", "llm")}
 SWEEP_TASK = "enface.sweep"
 
 
@@ -118,7 +121,7 @@ def declare_queues(broker_url: str) -> None:
 
 def enqueue(job: str, submission_id: int) -> None:
     """Queue a job for a submission: ``job`` is a key of :data:`QUEUES` (``validate``, ``score``, ``gpu``;
-    ``rank`` takes a test set's id instead).
+    ``rank`` takes a test set's id, ``judge`` a judge's id instead).
 
     The task is found by its name in the app's Celery (``task_routes`` sends it
     to its queue); where this process has not registered the task, the message

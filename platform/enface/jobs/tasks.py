@@ -40,6 +40,13 @@ def rank_testset(testset_id: int):
     return run(testset_id)
 
 
+@shared_task(name=QUEUES["judge"][0])
+def run_judge(judge_id: int):
+    from ..judges.running import run_judge as run
+
+    return run(judge_id)
+
+
 @shared_task(name=SWEEP_TASK)
 def sweep_task():
     from ..services.pipeline import sweep

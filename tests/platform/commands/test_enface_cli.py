@@ -48,7 +48,7 @@ def test_db_upgrade_on_a_fresh_data_dir(tmp_path, monkeypatch):
     import sqlite3
 
     broker = sqlite3.connect(tmp_path / "fresh" / "broker.sqlite")
-    assert sorted(n for (n,) in broker.execute("SELECT name FROM kombu_queue")) == ["cpu", "gpu"]
+    assert sorted(n for (n,) in broker.execute("SELECT name FROM kombu_queue")) == ["cpu", "gpu", "llm"]
     from enface.migrate import head_revision
 
     head = head_revision()

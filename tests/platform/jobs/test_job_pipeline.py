@@ -349,7 +349,7 @@ def test_declare_queues_creates_the_sqlite_broker_once(tmp_path):
     declare_queues(f"sqla+sqlite:///{broker}")
     declare_queues(f"sqla+sqlite:///{broker}")   # a second start finds them
     names = sorted(n for (n,) in sqlite3.connect(broker).execute("SELECT name FROM kombu_queue"))
-    assert names == ["cpu", "gpu"]
+    assert names == ["cpu", "gpu", "llm"]
     declare_queues("redis://127.0.0.1:1/0")   # other brokers declare atomically: nothing is opened
     assert not (tmp_path / "1").exists()
 

@@ -9,7 +9,7 @@ from test_meta_page import (  # (tests/platform is not a package: by file name)
     _scores,
 )
 
-from tests.support.browser import ARTIFACTS, chromium, live_server, signed_in_page
+from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 from tests.support.campaigns import PASSWORD, build_world
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def test_meta_page_in_chromium(db_template, tmp_path):
 
         errors: list[str] = []
         with chromium() as browser:
-            ctx, page = signed_in_page(browser, base, "org@example.org", PASSWORD)
+            ctx, page = login_page(browser, base, "org@example.org", PASSWORD)
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"{base}/leaderboard/{world.testset_id}")
             page.click("#meta-link")

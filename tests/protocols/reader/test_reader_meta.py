@@ -12,7 +12,7 @@ from reader_api import Book
 from reader_helpers import DOCS, PASSWORD, books_of, build_reader_world, new_study
 from scipy.stats import kendalltau
 
-from tests.support.browser import ARTIFACTS, chromium, live_server, signed_in_page
+from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 
 ROOT = Path(__file__).resolve().parents[3]
 SYSTEMS = ("nightjar-mt", "owlet-nmt")
@@ -127,7 +127,7 @@ def test_reader_chunk_table_in_chromium(db_template, tmp_path):
             svc.release(svc.get_campaign(cid))
         app.extensions["enface_db"][0].dispose()
         with chromium() as browser:
-            ctx, page = signed_in_page(browser, base, "org@example.org", PASSWORD)
+            ctx, page = login_page(browser, base, "org@example.org", PASSWORD)
             page.goto(f"{base}/leaderboard/{world.testset_id}/meta")
             rows = page.locator("table.meta-chunks tbody tr")
             assert rows.count() == 1 and rows.first.locator("th").inner_text() == "Judge"

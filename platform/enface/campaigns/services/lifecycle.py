@@ -146,7 +146,8 @@ def rebalance(campaign: Campaign) -> dict:
     moved = 0
     with db.write():
         camp = db.session.get(Campaign, campaign.id)
-        annotators = {a.id: a for a in camp.annotators}
+        # Inactive accounts take no new work: a disabled annotator, or an LLM judge's machine account.
+        annotators = {a.id: a for a in camp.annotators if a.user.active}
         teams = {a.id: {a.user.team_id} - {None} for a in annotators.values()}
         load = dict.fromkeys(annotators, 0)
         holders: dict[int, set[int]] = defaultdict(set)

@@ -180,6 +180,11 @@ class RubricProtocol(Protocol):
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         return results.leaderboard_part(campaign)
 
+    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
+        from .judging import judge_tasks  # (LLM judges, enface.judges: one task per phenomenon)
+
+        return judge_tasks(item)
+
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {item.document.name}:{item.seg_start + 1}"

@@ -1,0 +1,105 @@
+"""The organizer's judge pages under ``/campaigns/<id>/judges``: add, run, progress, transcripts, side by side.
+
+Organizers only (others get a 404, as on every campaign page). The API key is
+write-only: no page, JSON or flash message ever carries it back.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, flash, jsonify, redirect, render_template, request, url_for
+
+from ..campaigns import services as campaign_svc
+from ..campaigns.views import organizer_required
+from ..services import ServiceError
+from . import reports
+from .running import queue_run
+from .setup import JudgeInput, add_judge, campaign_judges, get_judge, takes_judges
+
+bp = Blueprint("judges", __name__)
+FIELDS = ("name", "base_url", "model", "mode", "api_key_env", "temperature", "max_rounds", "concurrency",
+          "requests_per_minute", "timeout", "price_prompt_per_1k", "price_completion_per_1k", "prompts_dir")
+
+
+@bp.app_template_global()
+def judges_panel(campaign) -> list[tuple]:
+    """(judge, progress) of a campaign's judges: the protocol dashboards' judges panel (judges/_panel.html)."""
+    return [(j, reports.progress(j)) for j in campaign_judges(campaign.id)]
+
+
+def _index(campaign, form=None, status=200):
+    judges = campaign_judges(campaign.id)
+    return render_template("judges/index.html", campaign=campaign, judges=judges, form=form or {},
+                           takes_judges=takes_judges(campaign),
+                           progress={j.id: reports.progress(j) for j in judges}), status
+
+
+@bp.get("/<int:campaign_id>/judges")
+@organizer_required
+def index(campaign_id: int):
+    return _index(campaign_svc.get_campaign(campaign_id))
+
+
+@bp.post("/<int:campaign_id>/judges")
+@organizer_required
+def add(campaign_id: int):
+    campaign = campaign_svc.get_campaign(campaign_id)
+    form = {k: request.form.get(k, "") for k in FIELDS}
+    key_source = request.form.get("key_source", "env")
+    secret = request.form.get("api_key", "") if key_source == "secret" else ""
+    if key_source != "env":
+        form["api_key_env"] = ""
+    try:
+        judge = add_judge(campaign, JudgeInput(**form, api_key=secret))
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        form["key_source"] = key_source   # the secret itself is never sent back into the form
+        return _index(campaign, form, 400)
+    flash(f"Judge {judge.name} added. Its key is {judge.key_source}; it is never shown again.", "success")
+    return redirect(url_for("judges.show", campaign_id=campaign.id, judge_id=judge.id))
+
+
+@bp.post("/<int:campaign_id>/judges/<int:judge_id>/run")
+@organizer_required
+def run(campaign_id: int, judge_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    try:
+        queue_run(judge)
+        flash("The judge is queued on the llm queue; items already judged are skipped.", "success")
+    except ServiceError as exc:
+        flash(exc.message, "error")
+    return redirect(url_for("judges.show", campaign_id=campaign_id, judge_id=judge_id))
+
+
+@bp.get("/<int:campaign_id>/judges/<int:judge_id>")
+@organizer_required
+def show(campaign_id: int, judge_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    return render_template("judges/show.html", campaign=judge.campaign, judge=judge,
+                           prog=reports.progress(judge), records=reports.judge_items(judge),
+                           results=reports.judge_results(judge))
+
+
+@bp.get("/<int:campaign_id>/judges/<int:judge_id>/progress.json")
+@organizer_required
+def progress_json(campaign_id: int, judge_id: int):
+    return jsonify(reports.progress(get_judge(campaign_id, judge_id)))
+
+
+@bp.get("/<int:campaign_id>/judges/<int:judge_id>/items/<int:record_id>")
+@organizer_required
+def transcript(campaign_id: int, judge_id: int, record_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    record = reports.judge_item(judge, record_id)
+    return render_template("judges/transcript.html", campaign=judge.campaign, judge=judge, record=record)
+
+
+@bp.get("/<int:campaign_id>/judges/<int:judge_id>/compare")
+@organizer_required
+def compare(campaign_id: int, judge_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    data = reports.side_by_side(judge)
+    only_humans = request.args.get("only") == "humans"
+    if only_humans:   # the agreement figures stay those of every item
+        data["rows"] = [r for r in data["rows"] if r["humans"]]
+    return render_template("judges/compare.html", campaign=judge.campaign, judge=judge, only_humans=only_humans,
+                           **data)
