@@ -157,6 +157,11 @@ class RubricProtocol(Protocol):
             return campaign.results
         return results.results(campaign)
 
+    def meta_sources(self, campaign: Campaign) -> list[Any]:
+        from .meta import meta_sources
+
+        return meta_sources(campaign)
+
     def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
         res = results.results(campaign)
         if res["empty"]:

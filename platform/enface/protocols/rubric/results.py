@@ -17,7 +17,7 @@ from sqlalchemy.orm import selectinload
 
 from humaneval.rubric import CRITERION_KEYS, rubric_results
 
-from ...campaigns.models import Assignment, Campaign, Item
+from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ...campaigns.services import version_labels
 from ...extensions import db
 from ...models import Phenomenon
@@ -31,7 +31,8 @@ CSV_COLUMNS = ("item", "document", "segment", "system", "rater", "dimension", *C
 def _assignments(campaign: Campaign) -> list[Assignment]:
     return list(db.session.scalars(
         select(Assignment).where(Assignment.campaign_id == campaign.id)
-        .options(selectinload(Assignment.responses), selectinload(Assignment.annotator),
+        .options(selectinload(Assignment.responses),
+                 selectinload(Assignment.annotator).selectinload(CampaignAnnotator.user),
                  selectinload(Assignment.item).selectinload(Item.document),
                  selectinload(Assignment.item).selectinload(Item.versions))
         .order_by(Assignment.id)))
@@ -59,6 +60,7 @@ def response_rows(campaign: Campaign, assignments: list[Assignment] | None = Non
             doc, seg = asg.item.document.name, p.position + 1
             rows.append({"item": item_id(doc, seg, p.dimension, system), "document": doc, "segment": seg,
                          "system": system, "rater": asg.annotator.rater, "dimension": p.dimension,
+                         "machine": not asg.annotator.user.active,   # an LLM judge (enface.judges)
                          **{k: r.data.get(k) for k in CRITERION_KEYS},
                          "refusal": r.data.get("refusal"), "comment": r.data.get("comment", "")})
     return rows
