@@ -21,6 +21,8 @@ from collections import Counter
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from . import DEMO
+
 SENT: Counter = Counter()
 
 
@@ -43,6 +45,53 @@ small_ints = st.integers(min_value=-(2 ** 62), max_value=2 ** 62)
 scalars = st.none() | st.booleans() | small_ints | st.floats(allow_nan=False, allow_infinity=False) | text
 json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(text, inner, max_size=4), max_leaves=12)
+
+
+# The demo system strong-mt: what a near-valid submission is mutated from.
+REAL = {p.name: p.read_bytes() for p in sorted((DEMO / "systems" / "strong-mt").glob("*.txt"))}
+NAMES = sorted(REAL)
+JUNK = [b"\x00", b"\xff\xfe", b"\xef\xbb\xbf", b"\r", b"\r\n", b"\xc3\x28", b"\xed\xa0\x80", b"\t", b"\x0b",
+        b"\xe2\x80\xa8", b"\n\n", b"<script>", b"\xf0\x9f\x98\x80"]
+
+
+@st.composite
+def mutated(draw, name: str) -> bytes:
+    lines = REAL[name].split(b"\n")
+    for _ in range(draw(st.integers(0, 4))):
+        op = draw(st.sampled_from(["drop", "double", "junk", "join", "empty", "long"]))
+        i = draw(st.integers(0, max(0, len(lines) - 1)))
+        if op == "drop" and lines:
+            del lines[i]
+        elif op == "double" and lines:
+            lines.insert(i, lines[i])
+        elif op == "junk" and lines:
+            pos = draw(st.integers(0, len(lines[i])))
+            lines[i] = lines[i][:pos] + draw(st.sampled_from(JUNK)) + lines[i][pos:]
+        elif op == "join" and len(lines) > i + 1:
+            lines[i:i + 2] = [lines[i] + b" " + lines[i + 1]]
+        elif op == "empty" and lines:
+            lines[i] = b""
+        elif op == "long" and lines:
+            lines[i] = lines[i] * draw(st.integers(2, 50))
+    return b"\n".join(lines)
+
+
+names = (st.sampled_from(NAMES) | st.sampled_from(["../x.txt", "/etc/passwd", "a/b/" + NAMES[0], "X.TXT", "",
+                                                   NAMES[0].upper(), NAMES[0] + ".bak", "con.txt", " .txt"])
+         | st.text(SAFE_CHARS, max_size=30))
+
+
+@st.composite
+def submissions(draw) -> dict[str, bytes]:
+    """{file name: bytes}: real files, mutated files, random bytes, under right and wrong names."""
+    files: dict[str, bytes] = {}
+    for name in draw(st.lists(names, max_size=len(NAMES) + 2)):
+        if name in REAL and draw(st.booleans()):
+            files[name] = draw(mutated(name))
+        else:
+            files[name] = draw(st.binary(max_size=300) | st.just(REAL[NAMES[0]]))
+    return files
+
 
 
 def row_counts(app) -> dict[str, int]:
@@ -71,7 +120,7 @@ FLASH_ERROR = re.compile(r'class="flash error"[^>]*>([^<]+)<')
 def page_error_message(resp) -> str:
     """The sentence of a form page's error (a flash, or a field's error)."""
     html = resp.get_data(as_text=True)
-    found = FLASH_ERROR.search(html) or re.search(r'class="(?:field-)?errors?"[^>]*>\s*(?:<li>)?([^<]+)<', html)
+    found = FLASH_ERROR.search(html) or re.search(r'class="error-text"[^>]*>([^<]+)<', html)
     return found.group(1).strip() if found else ""
 
 
