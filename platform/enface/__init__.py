@@ -112,6 +112,24 @@ class DatabaseId(IntegerConverter):
 
     def __init__(self, url_map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):   # noqa: A002
         super().__init__(url_map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+        if max is not None and not signed and not fixed_digits:
+            # Out-of-range ids must not match at all: werkzeug checks a rule's methods before its
+            # converters, so a too-large id on a path with a GET and a POST rule answered 405.
+            self.regex = digits_at_most(max)
+
+
+def digits_at_most(limit: int) -> str:
+    """A regular expression of the decimal numbers from 0 to ``limit`` (leading zeros allowed)."""
+    text = str(limit)
+    n = len(text)
+    alternatives = [rf"\d{{1,{n - 1}}}"] if n > 1 else []
+    for i, ch in enumerate(text):
+        if ch != "0":
+            rest = n - i - 1
+            lower = "0" if ch == "1" else f"[0-{int(ch) - 1}]"
+            alternatives.append(text[:i] + lower + (rf"\d{{{rest}}}" if rest else ""))
+    alternatives.append(text)
+    return "(?:" + "|".join(alternatives) + ")"
 
 
 def _wants_json() -> bool:
