@@ -1,0 +1,542 @@
+"""Fault injection on real processes (issue 11): Celery workers SIGKILLed mid-scoring, gunicorn
+restarted mid-annotation, the database refusing connections for a few seconds.
+
+Used by the CI-sized tests (tests/platform/jobs/test_faults.py) and by the full command
+(``make faults``: ``python bench/faults.py``). Every scenario returns a dict of figures and the
+list of problems it saw; the targets are: no submission lost or stuck, no duplicated score,
+no acknowledged mark lost.
+
+The processes are the ones ``enface serve`` runs: ``celery -A enface.worker worker`` (prefork,
+one child) on the embedded SQLite broker, and gunicorn with gthread workers. The sweeper that
+``enface serve`` runs in a thread is run here by the harness (:func:`enface.services.pipeline.sweep`),
+with a short ``stuck_after``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid as uuidlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ROOT
+
+TERMINAL = ("scored", "invalid", "failed", "withdrawn")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Platform:
+    """A data folder, a migrated database and the environment of the child processes."""
+
+    folder: Path
+    database_url: str
+    app: object = None
+    env: dict = field(default_factory=dict)
+    procs: list = field(default_factory=list)
+
+    @classmethod
+    def create(cls, folder: Path, database_url: str | None = None) -> Platform:
+        from enface import create_app
+        from enface.config import TestConfig
+        from enface.migrate import upgrade
+
+        data = folder / "data"
+        data.mkdir(parents=True, exist_ok=True)
+        url = database_url or f"sqlite:///{data / 'enface.sqlite'}"
+        upgrade(url)
+        app = create_app(TestConfig.for_dir(data, url, JOBS="celery", STUCK_AFTER_SECONDS=8))
+        from .testkit import TestConfigEnv
+
+        env = TestConfigEnv(app)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "platform"), str(ROOT), env.get("PYTHONPATH", "")])
+        env["ENFACE_RATELIMIT_STORAGE"] = "memory://"
+        from enface.jobs.queue import declare_queues
+
+        declare_queues(app.config["CELERY_BROKER_URL"])
+        return cls(folder=folder, database_url=url, app=app, env=env)
+
+    def log(self, name: str):
+        return open(self.folder / f"{name}.log", "ab")   # noqa: SIM115  (the child holds it)
+
+    def start_worker(self) -> subprocess.Popen:
+        """The worker `enface serve` starts (prefork, one child), in its own process group."""
+        from enface.commands.serve import worker_cmd
+
+        with self.log("worker") as out:
+            proc = subprocess.Popen(worker_cmd("cpu,gpu", 1, "WARNING"), env=self.env, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
+        self.procs.append(proc)
+        return proc
+
+    def start_web(self, port: int, workers: int = 2) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+               "--worker-class", "gthread", "--threads", "4", "--timeout", "120", "--graceful-timeout", "10",
+               "--no-control-socket", "enface:create_app()"]
+        with self.log("web") as out:
+            proc = subprocess.Popen(cmd, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True, cwd=ROOT)
+        self.procs.append(proc)
+        wait_http(f"http://127.0.0.1:{port}/healthz", proc)
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+        self.procs.clear()
+        self.app.extensions["enface_db"][0].dispose()
+
+
+def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+    proc.wait(30)
+
+
+def wait_http(url: str, proc, timeout: float = 60) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"{url}: the server exited ({proc.returncode})")
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+
+
+# --------------------------------------------------------------------------- 1. workers killed mid-scoring
+
+
+def synthetic_testset(folder: Path, segments: int = 1500) -> Path:
+    """A test set big enough that scoring takes a while (a worker can be caught in the act)."""
+    import json
+    import random
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(400)]
+    docs = {f"doc{d}": [" ".join(rng.choices(words, k=rng.randint(8, 30))) for _ in range(segments // 3)]
+            for d in range(3)}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "testset.json").write_text(json.dumps({"name": f"Faults {folder.name}", "src_lang": "en",
+                                                     "tgt_lang": "de", "documents": list(docs)}))
+    for sub in ("source", "ref1"):
+        (folder / sub).mkdir(exist_ok=True)
+    for doc, lines in docs.items():
+        (folder / "source" / f"{doc}.txt").write_text("\n".join(lines) + "\n")
+        (folder / "ref1" / f"{doc}.txt").write_text("\n".join(" ".join(reversed(x.split())) for x in lines) + "\n")
+    return folder
+
+
+def _outputs(testset: Path, variant: int) -> list[tuple[str, bytes]]:
+    out = []
+    for path in sorted((testset / "ref1").glob("*.txt")):
+        lines = path.read_text().splitlines()
+        out.append((path.name, ("\n".join(line if (i + variant) % 3 else line[::-1] for i, line in enumerate(lines))
+                                + "\n").encode()))
+    return out
+
+
+def _state(app, sid: int) -> tuple[str, float]:
+    from enface.extensions import db
+    from enface.models import Submission
+
+    with app.app_context():
+        sub = db.session.get(Submission, sid)
+        db.session.refresh(sub)
+        return sub.state, sub.progress
+
+
+def _sweep(app, stuck_after: int) -> list:
+    from enface.services.pipeline import sweep
+
+    with app.app_context():
+        return sweep(stuck_after=stuck_after)
+
+
+def kill_workers_mid_scoring(platform: Platform, kills: int, *, stuck_after: int = 8, log=print) -> dict:
+    """``kills`` rounds: upload, wait until the worker is scoring it, SIGKILL the worker's process group,
+    start a new worker. Then let the sweeper and a worker finish everything, and count."""
+    import io
+
+    from .testkit import World
+
+    world = World(platform.app)
+    testset_dir = synthetic_testset(platform.folder / "ts")
+    ts = world.testset(testset_dir, "Faults", quota_per_day=None, quota_total=None)
+    client = platform.app.test_client()
+    subs, killed_at, missed = [], [], 0
+    worker = platform.start_worker()
+    started = time.monotonic()
+    for i in range(kills):
+        _uid, token = world.team_with_token(f"cap{i}@faults.test", f"Faults team {i}")
+        resp = client.post(f"/api/v1/testsets/{ts}/submissions", content_type="multipart/form-data",
+                           headers={"Authorization": f"Bearer {token}"},
+                           data={"label": "primary", "constrained": "true", "system_name": f"sys-{i}",
+                                 "files": [(io.BytesIO(b), n) for n, b in _outputs(testset_dir, i)]})
+        assert resp.status_code == 202, resp.get_data(as_text=True)
+        sid = resp.get_json()["id"]
+        subs.append(sid)
+        deadline = time.monotonic() + 120
+        while True:
+            state, progress = _state(platform.app, sid)
+            if state == "scoring":
+                break
+            if state in TERMINAL or time.monotonic() > deadline:
+                missed += 1            # finished (or stuck) before we could kill it: counted, not hidden
+                break
+            if worker.poll() is not None:
+                worker = platform.start_worker()
+            _sweep(platform.app, stuck_after)
+            time.sleep(0.05)
+        if state == "scoring":
+            time.sleep(0.05 + (i % 5) * 0.3)     # at different points of the scoring
+            state_now, progress = _state(platform.app, sid)
+            kill_group(worker)
+            killed_at.append((sid, state_now, round(progress, 3)))
+            log(f"kill {len(killed_at)}/{kills}: submission {sid} {state_now} at progress {progress:.2f}")
+            worker = platform.start_worker()
+    # Recovery: a worker runs, the sweeper requeues what the dead ones held.
+    deadline = time.monotonic() + 120 + 15 * kills
+    while time.monotonic() < deadline:
+        states = [_state(platform.app, sid)[0] for sid in subs]
+        if all(s in TERMINAL for s in states):
+            break
+        if worker.poll() is not None:
+            worker = platform.start_worker()
+        _sweep(platform.app, stuck_after)
+        time.sleep(0.5)
+    recovery = time.monotonic() - started
+    kill_group(worker, signal.SIGTERM)
+    return {**_audit_submissions(platform.app, subs), "kills": len(killed_at), "rounds_finished_before_kill": missed,
+            "killed_at": killed_at, "seconds": round(recovery, 1)}
+
+
+def _audit_submissions(app, subs: list[int]) -> dict:
+    from enface.extensions import db
+    from enface.models import ScoreRow, Submission, SubmissionEvent
+    from sqlalchemy import func, select
+
+    problems = []
+    with app.app_context():
+        states = dict(db.session.execute(select(Submission.id, Submission.state).where(Submission.id.in_(subs))).all())
+        dupes = db.session.execute(select(ScoreRow.submission_id, ScoreRow.metric, ScoreRow.scope, func.count())
+                                   .where(ScoreRow.submission_id.in_(subs))
+                                   .group_by(ScoreRow.submission_id, ScoreRow.metric, ScoreRow.scope)
+                                   .having(func.count() > 1)).all()
+        no_scores = [sid for sid in subs if states.get(sid) == "scored" and not db.session.scalar(
+            select(func.count()).select_from(ScoreRow).where(ScoreRow.submission_id == sid))]
+        requeues = db.session.scalar(select(func.count()).select_from(SubmissionEvent).where(
+            SubmissionEvent.submission_id.in_(subs), SubmissionEvent.message.like("requeued%")))
+    lost = [sid for sid in subs if sid not in states]
+    stuck = [sid for sid, s in states.items() if s not in TERMINAL]
+    failed = [sid for sid, s in states.items() if s != "scored"]
+    if lost:
+        problems.append(f"lost submissions: {lost}")
+    if stuck:
+        problems.append(f"stuck submissions: {[(s, states[s]) for s in stuck]}")
+    if failed:
+        problems.append(f"not scored: {[(s, states[s]) for s in failed]}")
+    if dupes:
+        problems.append(f"duplicated scores: {dupes}")
+    if no_scores:
+        problems.append(f"scored without scores: {no_scores}")
+    return {"submissions": len(subs), "scored": sum(s == "scored" for s in states.values()), "lost": len(lost),
+            "stuck": len(stuck), "duplicated_scores": len(dupes), "requeued_by_sweeper": requeues,
+            "problems": problems}
+
+
+# --------------------------------------------------------------------------- 2. and 3. marks under faults
+
+
+class Annotator:
+    """An annotator's browser, as autosave.js behaves: each mark is PUT until the server says 200."""
+
+    def __init__(self, base: str, email: str, password: str, public_id: str):
+        import requests
+
+        self.base, self.public_id = base, public_id
+        self.session = requests.Session()
+        self.acked: list[str] = []
+        self.errors: dict[str, int] = {}
+        self.retries = 0
+        page = self._retrying("GET", "/auth/login").text
+        token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+        resp = self._retrying("POST", "/auth/login", data={"email": email, "password": password, "csrf_token": token},
+                              allow_redirects=False)
+        assert resp.status_code == 302, resp.status_code
+        item = self._retrying("GET", f"/annotate/item/{public_id}").text
+        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', item).group(1)
+
+    def _retrying(self, method: str, path: str, timeout: float = 90, **kwargs):
+        import requests
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                resp = self.session.request(method, self.base + path, timeout=15, **kwargs)
+                if resp.status_code < 500:
+                    return resp
+                self.errors[str(resp.status_code)] = self.errors.get(str(resp.status_code), 0) + 1
+            except requests.RequestException as exc:
+                name = type(exc).__name__
+                self.errors[name] = self.errors.get(name, 0) + 1
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{method} {path}: no answer for {timeout:.0f} s ({self.errors})")
+            self.retries += 1
+            time.sleep(0.2)
+
+    def mark(self, seg: int = 0) -> None:
+        uid = str(uuidlib.uuid4())
+        body = {"rev": 1, "side": "target", "seg": seg, "start": 0, "end": 3, "category": "Accuracy",
+                "subcategory": "Mistranslation", "severity": "Minor", "note": f"n{len(self.acked)}"}
+        resp = self._retrying("PUT", f"/annotate/api/items/{self.public_id}/marks/{uid}", json=body,
+                              headers={"X-CSRFToken": self.csrf})
+        if resp.status_code != 200:
+            raise RuntimeError(f"mark refused: {resp.status_code} {resp.text[:300]}")
+        self.acked.append(uid)
+
+
+def _marks_in_db(app, uuids: list[str]) -> dict[str, int]:
+    from enface.extensions import db
+    from enface.protocols.mqm.models import Mark
+    from sqlalchemy import func, select
+
+    with app.app_context():
+        return dict(db.session.execute(select(Mark.uuid, func.count()).where(Mark.uuid.in_(uuids), ~Mark.deleted)
+                                       .group_by(Mark.uuid)).all())
+
+
+def _annotation_world(platform: Platform):
+    from .campaigns import PASSWORD, assignments_of, build_world, new_campaign
+
+    world = build_world(platform.app, platform.folder)
+    camp = new_campaign(world)
+    public_id = assignments_of(world, camp, "ann1@example.org")[0]["public_id"]
+    return PASSWORD, public_id
+
+
+def _audit_marks(platform: Platform, annotator: Annotator) -> dict:
+    found = _marks_in_db(platform.app, annotator.acked)
+    lost = [u for u in annotator.acked if u not in found]
+    doubled = [u for u, n in found.items() if n > 1]
+    problems = ([f"lost marks: {len(lost)}"] if lost else []) + ([f"duplicated marks: {len(doubled)}"] if doubled else [])
+    return {"marks_acknowledged": len(annotator.acked), "marks_in_db": len(found), "marks_lost": len(lost),
+            "client_retries": annotator.retries, "client_errors_seen": dict(annotator.errors), "problems": problems}
+
+
+def restart_web_mid_annotation(platform: Platform, restarts: int, *, marks_between: int = 10, log=print) -> dict:
+    """An annotator saves marks without pause while gunicorn is stopped and started ``restarts`` times
+    (odd rounds SIGTERM, a graceful restart; even rounds SIGKILL of the whole server, a crash)."""
+    password, public_id = _annotation_world(platform)
+    port = free_port()
+    web = platform.start_web(port)
+    annotator = Annotator(f"http://127.0.0.1:{port}", "ann1@example.org", password, public_id)
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def keep_marking():
+        try:
+            while not stop.is_set():
+                annotator.mark(seg=len(annotator.acked) % 3)
+        except BaseException as exc:   # noqa: BLE001  (reported by the main thread)
+            failure.append(exc)
+
+    writer = threading.Thread(target=keep_marking, daemon=True)
+    writer.start()
+    for r in range(restarts):
+        target = len(annotator.acked) + marks_between
+        while len(annotator.acked) < target and not failure:
+            time.sleep(0.02)
+        kill_group(web, signal.SIGTERM if r % 2 == 0 else signal.SIGKILL)
+        log(f"restart {r + 1}/{restarts} ({'SIGTERM' if r % 2 == 0 else 'SIGKILL'}) after "
+            f"{len(annotator.acked)} marks")
+        time.sleep(0.5)
+        web = platform.start_web(port)
+    target = len(annotator.acked) + marks_between
+    while len(annotator.acked) < target and not failure:
+        time.sleep(0.02)
+    stop.set()
+    writer.join(60)
+    kill_group(web, signal.SIGTERM)
+    out = {"restarts": restarts, **_audit_marks(platform, annotator)}
+    if failure:
+        out["problems"].append(f"the annotator gave up: {failure[0]}")
+    return out
+
+
+# --------------------------------------------------------------------------- 3. the database refuses connections
+
+
+class PrivateCluster:
+    """A PostgreSQL cluster of our own (initdb as the postgres user; the server refuses to run as root)."""
+
+    def __init__(self):
+        self.bin = Path(sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))[-1]).parent
+        self.folder, self.port = Path(tempfile.mkdtemp(prefix="enface-pg-")), free_port()
+        self.data = self.folder / "pg"
+
+    @staticmethod
+    def available() -> bool:
+        return bool(list(Path("/usr/lib/postgresql").glob("*/bin/initdb"))) and shutil.which("su") is not None
+
+    def _as_postgres(self, command: str) -> None:
+        prefix = [] if os.geteuid() != 0 else ["su", "postgres", "-s", "/bin/sh", "-c"]
+        args = prefix + [command] if prefix else ["/bin/sh", "-c", command]
+        done = subprocess.run(args, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"{command}: exit {done.returncode}: {(done.stdout + done.stderr)[-1000:]}")
+
+    def init(self) -> str:
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        self._as_postgres(f"{self.bin}/initdb -D {self.data} -A trust -U enface")
+        self.start()
+        self._as_postgres(f"{self.bin}/createdb -h 127.0.0.1 -p {self.port} -U enface faults")
+        return f"postgresql+psycopg://enface@127.0.0.1:{self.port}/faults"
+
+    def start(self) -> None:
+        self._as_postgres(f"{self.bin}/pg_ctl -D {self.data} -l {self.data}/log -w -o '-p {self.port} "
+                          f"-k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off' start")
+
+    def stop(self) -> None:
+        self._as_postgres(f"{self.bin}/pg_ctl -D {self.data} -m fast -w stop")
+
+    def destroy(self) -> None:
+        try:
+            self.stop()
+        except RuntimeError:
+            pass
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: int = 1, log=print) -> dict:
+    """Marks saved and a submission scored while ``outage()`` makes the database refuse (or hold)
+    connections for ``seconds``, ``rounds`` times. ``outage`` is a context manager factory."""
+    import io
+
+    from .testkit import World
+
+    password, public_id = _annotation_world(platform)
+    world = World(platform.app)
+    testset_dir = synthetic_testset(platform.folder / "ts-outage", segments=600)
+    ts = world.testset(testset_dir, "Outage", quota_per_day=None, quota_total=None)
+    _uid, token = world.team_with_token("cap@outage.test", "Outage team")
+    port = free_port()
+    web = platform.start_web(port)
+    worker = platform.start_worker()
+    annotator = Annotator(f"http://127.0.0.1:{port}", "ann1@example.org", password, public_id)
+    import requests
+
+    resp = requests.post(f"http://127.0.0.1:{port}/api/v1/testsets/{ts}/submissions",
+                         headers={"Authorization": f"Bearer {token}"},
+                         data={"label": "primary", "constrained": "true", "system_name": "outage"},
+                         files=[("files", (n, io.BytesIO(b))) for n, b in _outputs(testset_dir, 1)], timeout=60)
+    assert resp.status_code == 202, resp.text
+    sid = resp.json()["id"]
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def keep_marking():
+        try:
+            while not stop.is_set():
+                annotator.mark(seg=len(annotator.acked) % 3)
+        except BaseException as exc:   # noqa: BLE001
+            failure.append(exc)
+
+    writer = threading.Thread(target=keep_marking, daemon=True)
+    writer.start()
+    for r in range(rounds):
+        time.sleep(1.5)
+        with outage():
+            log(f"outage {r + 1}/{rounds}: the database is unavailable for {seconds} s")
+            time.sleep(seconds)
+    time.sleep(2)
+    stop.set()
+    writer.join(120)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        try:
+            if _state(platform.app, sid)[0] in TERMINAL:
+                break
+            _sweep(platform.app, 8)
+        except Exception:   # noqa: BLE001  (the harness's own connection may need a moment too)
+            pass
+        time.sleep(0.5)
+    kill_group(web, signal.SIGTERM)
+    kill_group(worker, signal.SIGTERM)
+    out = {"outages": rounds, "outage_seconds": seconds, **_audit_marks(platform, annotator)}
+    sub = _audit_submissions(platform.app, [sid])
+    out["submission_state"] = _state(platform.app, sid)[0]
+    out["problems"] += sub["problems"]
+    if failure:
+        out["problems"].append(f"the annotator gave up: {failure[0]}")
+    return out
+
+
+class postgres_down:   # noqa: N801  (used like a function: ``with postgres_down(cluster):``)
+    """PostgreSQL stopped (connections refused) for the block, started again after it."""
+
+    def __init__(self, cluster: PrivateCluster):
+        self.cluster = cluster
+
+    def __call__(self):
+        return self
+
+    def __enter__(self):
+        self.cluster.stop()
+
+    def __exit__(self, *exc):
+        self.cluster.start()
+
+
+class sqlite_locked:   # noqa: N801
+    """SQLite held by an exclusive transaction for the block: writers wait (busy timeout), readers of
+    the WAL go on. This is *not* a refused connection; SQLite has no server to stop."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __call__(self):
+        return self
+
+    def __enter__(self):
+        import sqlite3
+
+        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.conn.execute("BEGIN EXCLUSIVE")
+
+    def __exit__(self, *exc):
+        self.conn.execute("ROLLBACK")
+        self.conn.close()
+
+
+def scratch(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))
