@@ -140,6 +140,7 @@ def _wants_json() -> bool:
 
 def _register_errors(app: Flask) -> None:
     from flask_wtf.csrf import CSRFError
+    from sqlalchemy.exc import InterfaceError, OperationalError
 
     from .services import ServiceError
 
@@ -172,6 +173,22 @@ def _register_errors(app: Flask) -> None:
         if _wants_json():
             return api_error(codes.get(status, "http_error"), message, status)
         return render_template("error.html", status=status, title=exc.name, message=message), status
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def _database_unavailable(exc: Exception):
+        # The database refused or dropped the connection (a restart, a failover, SQLite locked past its
+        # busy timeout): nothing was written, and the same request will work again in a moment.
+        app.logger.exception("database unavailable on %s %s", request.method, request.path)
+        message = "the database is unavailable for a moment; nothing was saved: try again in a few seconds"
+        if _wants_json():
+            resp, status = api_error("database_unavailable", message, 503)
+        else:
+            resp = app.make_response((render_template("error.html", status=503, title="Try again",
+                                                      message=message), 503))
+            status = 503
+        resp.headers["Retry-After"] = "5"
+        return resp, status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -1,0 +1,58 @@
+"""Faults on real processes, CI-sized (the full run: ``make faults``, bench/faults.py).
+
+A Celery worker SIGKILLed mid-scoring, gunicorn stopped (SIGTERM, then SIGKILL) while an annotator
+saves marks, the database unavailable for a few seconds: no submission lost or stuck, no score
+duplicated, no acknowledged mark lost (tests/support/faults.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.faults import (Platform, PrivateCluster, database_outage, kill_workers_mid_scoring,
+                                  postgres_down, restart_web_mid_annotation, sqlite_locked)
+from tests.support.services import require_service
+
+
+@pytest.fixture
+def platform(tmp_path):
+    p = Platform.create(tmp_path / "faults")
+    yield p
+    p.stop_all()
+
+
+def test_workers_killed_mid_scoring_lose_nothing(platform):
+    result = kill_workers_mid_scoring(platform, 2)
+    assert result["problems"] == [], result
+    assert result["kills"] >= 1, result                  # at least one worker died while scoring
+    assert result["scored"] == result["submissions"] == 2
+    assert result["requeued_by_sweeper"] >= result["kills"], result
+
+
+def test_web_server_restarts_lose_no_mark(platform):
+    result = restart_web_mid_annotation(platform, 2, marks_between=5)
+    assert result["problems"] == [], result
+    assert result["marks_lost"] == 0 and result["marks_acknowledged"] >= 15, result
+
+
+def test_sqlite_locked_for_seconds_loses_nothing(platform):
+    """SQLite has no server to stop: an exclusive lock for 3 s stands in (writers wait, then go on)."""
+    db_path = platform.database_url.removeprefix("sqlite:///")
+    result = database_outage(platform, sqlite_locked(db_path), seconds=3)
+    assert result["problems"] == [], result
+    assert result["submission_state"] == "scored" and result["marks_acknowledged"] > 0, result
+
+
+def test_postgresql_stopped_for_seconds_loses_nothing(tmp_path):
+    require_service(PrivateCluster.available(), "PostgreSQL binaries (/usr/lib/postgresql/*/bin) are not installed")
+    cluster = PrivateCluster()
+    platform = Platform.create(tmp_path / "faults", cluster.init())
+    try:
+        result = database_outage(platform, postgres_down(cluster), seconds=4)
+    finally:
+        platform.stop_all()
+        cluster.destroy()
+    assert result["problems"] == [], result
+    assert result["submission_state"] == "scored" and result["marks_acknowledged"] > 0, result
+    # while the server was down the annotator was told to retry (503), never a bare 500
+    assert "500" not in result["client_errors_seen"], result
