@@ -25,8 +25,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
-from tests.support.faults import (Platform, PrivateCluster, database_outage, kill_workers_mid_scoring,  # noqa: E402
-                                  postgres_down, restart_web_mid_annotation, sqlite_locked)
+from tests.support.faults import (  # noqa: E402
+    Platform,
+    PrivateCluster,
+    database_outage,
+    kill_workers_mid_scoring,
+    postgres_down,
+    restart_web_mid_annotation,
+    sqlite_locked,
+)
 
 
 def main() -> int:

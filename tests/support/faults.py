@@ -192,10 +192,11 @@ def kill_workers_mid_scoring(platform: Platform, kills: int, *, stuck_after: int
     testset_dir = synthetic_testset(platform.folder / "ts")
     ts = world.testset(testset_dir, "Faults", quota_per_day=None, quota_total=None)
     client = platform.app.test_client()
-    subs, killed_at, missed = [], [], 0
+    subs, killed_at, missed, late = [], [], 0, 0
     worker = platform.start_worker()
     started = time.monotonic()
-    for i in range(kills):
+    i = 0
+    while len(killed_at) < kills and i < 3 * kills:      # until ``kills`` workers died while scoring
         _uid, token = world.team_with_token(f"cap{i}@faults.test", f"Faults team {i}")
         resp = client.post(f"/api/v1/testsets/{ts}/submissions", content_type="multipart/form-data",
                            headers={"Authorization": f"Bearer {token}"},
@@ -217,12 +218,17 @@ def kill_workers_mid_scoring(platform: Platform, kills: int, *, stuck_after: int
             _sweep(platform.app, stuck_after)
             time.sleep(0.05)
         if state == "scoring":
-            time.sleep(0.05 + (i % 5) * 0.3)     # at different points of the scoring
+            time.sleep((len(killed_at) % 4) * 0.15)     # at different points of the scoring
             state_now, progress = _state(platform.app, sid)
             kill_group(worker)
-            killed_at.append((sid, state_now, round(progress, 3)))
-            log(f"kill {len(killed_at)}/{kills}: submission {sid} {state_now} at progress {progress:.2f}")
+            if state_now == "scoring":
+                killed_at.append((sid, round(progress, 3)))
+                log(f"kill {len(killed_at)}/{kills}: submission {sid} scoring, progress {progress:.2f}")
+            else:
+                late += 1
+                log(f"(submission {sid} was {state_now} before the kill: not counted)")
             worker = platform.start_worker()
+        i += 1
     # Recovery: a worker runs, the sweeper requeues what the dead ones held.
     deadline = time.monotonic() + 120 + 15 * kills
     while time.monotonic() < deadline:
@@ -235,8 +241,9 @@ def kill_workers_mid_scoring(platform: Platform, kills: int, *, stuck_after: int
         time.sleep(0.5)
     recovery = time.monotonic() - started
     kill_group(worker, signal.SIGTERM)
-    return {**_audit_submissions(platform.app, subs), "kills": len(killed_at), "rounds_finished_before_kill": missed,
-            "killed_at": killed_at, "seconds": round(recovery, 1)}
+    return {**_audit_submissions(platform.app, subs), "kills_mid_scoring": len(killed_at),
+            "kills_after_scoring_ended": late, "rounds_scored_before_a_kill": missed,
+            "killed_at_progress": [p for _sid, p in killed_at], "seconds": round(recovery, 1)}
 
 
 def _audit_submissions(app, subs: list[int]) -> dict:

@@ -13,8 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support.campaigns import assignments_of, build_world, new_campaign
-from tests.support.fuzzing import (SENT, api_error_message, fuzz_settings, json_values, row_counts, small_ints,
-                                   text)
+from tests.support.fuzzing import (
+    SENT,
+    api_error_message,
+    fuzz_settings,
+    json_values,
+    row_counts,
+    small_ints,
+    text,
+)
 
 F3 = "issue 11 finding 3, fixed on branch security"
 

@@ -16,8 +16,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import DEMO
-from tests.support.fuzzing import (SAFE_CHARS, SENT, api_error_message, fuzz_settings, page_error_message, row_counts,
-                                   submissions, text)
+from tests.support.fuzzing import (
+    SAFE_CHARS,
+    SENT,
+    api_error_message,
+    fuzz_settings,
+    page_error_message,
+    row_counts,
+    submissions,
+    text,
+)
 from tests.support.testkit import World, login, system_files
 
 F3 = "issue 11 finding 3, fixed on branch security"

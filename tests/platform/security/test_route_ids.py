@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from enface import digits_at_most
 
 BIG = [2**31, 2**63, 10**20]

@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from reader_api import COMPARE, SINGLE
 from reader_helpers import books_of, new_study
 
-from tests.support.fuzzing import SENT, api_error_message, fuzz_settings, json_values, row_counts, small_ints, text
+from tests.support.fuzzing import (
+    SENT,
+    api_error_message,
+    fuzz_settings,
+    json_values,
+    row_counts,
+    small_ints,
+    text,
+)
 
 FIELDS = sorted(set(SINGLE) | set(COMPARE) | {"step", "text", "start", "end", "chunk", "passphrase", "seg"})
 values = (st.sampled_from(["1", "2", "none", "human", "2-slightly", ""]) | st.integers(-2, 8) | small_ints | text
