@@ -14,6 +14,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,6 +77,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--spawn-rate", type=float, default=50)
     parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--keep-logs", type=Path, help="copy gunicorn's log and locust's CSV files here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="enface-load-") as tmp:
         folder = Path(tmp)
@@ -100,6 +102,10 @@ def main() -> int:
                     if r["Name"].startswith("/annotate/") and r["Type"] == "PUT")
         stored, distinct_marks = marks_in_db(platform)
         platform.stop_all()
+        if args.keep_logs:
+            args.keep_logs.mkdir(parents=True, exist_ok=True)
+            for path in [platform.folder / "web.log", *folder.glob("stats_*.csv")]:
+                shutil.copy(path, args.keep_logs / path.name)
     print(f"load: {args.users} users for {args.seconds} s against gunicorn "
           f"({args.web_workers} workers x 4 threads), {os.cpu_count()} CPU cores")
     print(f"{'request':44s} {'count':>7s} {'errors':>7s} {'p50 ms':>7s} {'p99 ms':>7s} {'req/s':>7s}")

@@ -84,9 +84,9 @@ class Platform:
         return proc
 
     def start_web(self, port: int, workers: int = 2) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-               "--worker-class", "gthread", "--threads", "4", "--timeout", "120", "--graceful-timeout", "10",
-               "--no-control-socket", "enface:create_app()"]
+        from enface.commands.serve import gunicorn_cmd
+
+        cmd = gunicorn_cmd(f"127.0.0.1:{port}", workers, "/dev/null")
         with self.log("web") as out:
             proc = subprocess.Popen(cmd, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True, cwd=ROOT)
