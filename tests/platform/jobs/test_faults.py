@@ -63,3 +63,23 @@ def test_postgresql_stopped_for_seconds_loses_nothing(tmp_path):
     assert result["submission_state"] == "scored" and result["marks_acknowledged"] > 0, result
     # while the server was down the annotator was told to retry (503), never a bare 500
     assert "500" not in result["client_errors_seen"], result
+
+
+def test_served_gunicorn_answers_every_request_without_keep_alive(platform):
+    """`enface serve`'s gunicorn closes each connection after its response (no keep-alive): gthread reset
+    kept-alive connections that carried a waiting request under load (bench/load.py: 2 and 7 resets a
+    minute at 200 users before, 0 after)."""
+    import requests
+
+    from tests.support.faults import free_port, kill_group
+
+    port = free_port()
+    web = platform.start_web(port)
+    try:
+        with requests.Session() as session:
+            for _ in range(3):
+                resp = session.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
+                assert resp.status_code == 200
+                assert resp.headers.get("Connection", "").lower() == "close", resp.headers
+    finally:
+        kill_group(web, 15)
