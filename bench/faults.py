@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,6 +37,15 @@ from tests.support.faults import (  # noqa: E402
 )
 
 
+@contextmanager
+def running(platform: Platform):
+    """The platform, its processes stopped afterwards whatever happens."""
+    try:
+        yield platform
+    finally:
+        platform.stop_all()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=20)
@@ -49,35 +59,24 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="enface-faults-") as tmp:
         folder = Path(tmp)
         if "kills" in only:
-            platform = Platform.create(folder / "kills")
-            try:
+            with running(Platform.create(folder / "kills")) as platform:
                 results["worker SIGKILL mid-scoring"] = kill_workers_mid_scoring(platform, args.kills)
-            finally:
-                platform.stop_all()
         if "restarts" in only:
-            platform = Platform.create(folder / "restarts")
-            try:
+            with running(Platform.create(folder / "restarts")) as platform:
                 results["gunicorn restart mid-annotation"] = restart_web_mid_annotation(platform, args.restarts)
-            finally:
-                platform.stop_all()
-        if "outages" in only:
-            if PrivateCluster.available():
-                cluster = PrivateCluster()
-                platform = Platform.create(folder / "outages", cluster.init())
-                try:
+        if "outages" in only and PrivateCluster.available():
+            cluster = PrivateCluster()
+            try:
+                with running(Platform.create(folder / "outages", cluster.init())) as platform:
                     results["PostgreSQL stopped (connections refused)"] = database_outage(
                         platform, postgres_down(cluster), seconds=args.outage_seconds, rounds=args.outages)
-                finally:
-                    platform.stop_all()
-                    cluster.destroy()
-            else:
-                platform = Platform.create(folder / "outages")
-                try:
-                    results["SQLite exclusively locked (no PostgreSQL here: writers wait, nothing is refused)"] = (
-                        database_outage(platform, sqlite_locked(Path(platform.database_url.removeprefix("sqlite:///"))),
-                                        seconds=args.outage_seconds, rounds=args.outages))
-                finally:
-                    platform.stop_all()
+            finally:
+                cluster.destroy()
+        elif "outages" in only:
+            with running(Platform.create(folder / "outages")) as platform:
+                locked = sqlite_locked(Path(platform.database_url.removeprefix("sqlite:///")))
+                results["SQLite exclusively locked (no PostgreSQL here: writers wait, nothing is refused)"] = (
+                    database_outage(platform, locked, seconds=args.outage_seconds, rounds=args.outages))
     print(json.dumps(results, indent=1))
     problems = [f"{name}: {p}" for name, r in results.items() for p in r["problems"]]
     for p in problems:

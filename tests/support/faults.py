@@ -20,7 +20,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -331,6 +330,34 @@ class Annotator:
         self.acked.append(uid)
 
 
+class KeepMarking:
+    """A thread in which ``annotator`` saves marks without pause until :meth:`stop`."""
+
+    def __init__(self, annotator: Annotator):
+        self.annotator = annotator
+        self.failure: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.annotator.mark(seg=len(self.annotator.acked) % 3)
+        except BaseException as exc:   # noqa: BLE001  (reported by the harness: "the annotator gave up")
+            self.failure = exc
+
+    def wait_for(self, marks: int) -> None:
+        """Until ``marks`` more marks are acknowledged (or the annotator gave up)."""
+        target = len(self.annotator.acked) + marks
+        while len(self.annotator.acked) < target and self.failure is None:
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(120)
+
+
 def _marks_in_db(app, uuids: list[str]) -> dict[str, int]:
     from enface.extensions import db
     from enface.protocols.mqm.models import Mark
@@ -366,36 +393,20 @@ def restart_web_mid_annotation(platform: Platform, restarts: int, *, marks_betwe
     port = free_port()
     web = platform.start_web(port)
     annotator = Annotator(f"http://127.0.0.1:{port}", "ann1@example.org", password, public_id)
-    stop = threading.Event()
-    failure: list[BaseException] = []
-
-    def keep_marking():
-        try:
-            while not stop.is_set():
-                annotator.mark(seg=len(annotator.acked) % 3)
-        except BaseException as exc:   # noqa: BLE001  (reported by the main thread)
-            failure.append(exc)
-
-    writer = threading.Thread(target=keep_marking, daemon=True)
-    writer.start()
+    writer = KeepMarking(annotator)
     for r in range(restarts):
-        target = len(annotator.acked) + marks_between
-        while len(annotator.acked) < target and not failure:
-            time.sleep(0.02)
+        writer.wait_for(marks_between)
         kill_group(web, signal.SIGTERM if r % 2 == 0 else signal.SIGKILL)
         log(f"restart {r + 1}/{restarts} ({'SIGTERM' if r % 2 == 0 else 'SIGKILL'}) after "
             f"{len(annotator.acked)} marks")
         time.sleep(0.5)
         web = platform.start_web(port)
-    target = len(annotator.acked) + marks_between
-    while len(annotator.acked) < target and not failure:
-        time.sleep(0.02)
-    stop.set()
-    writer.join(60)
+    writer.wait_for(marks_between)
+    writer.stop()
     kill_group(web, signal.SIGTERM)
     out = {"restarts": restarts, **_audit_marks(platform, annotator)}
-    if failure:
-        out["problems"].append(f"the annotator gave up: {failure[0]}")
+    if writer.failure:
+        out["problems"].append(f"the annotator gave up: {writer.failure}")
     return out
 
 
@@ -468,26 +479,14 @@ def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: i
                          files=[("files", (n, io.BytesIO(b))) for n, b in _outputs(testset_dir, 1)], timeout=60)
     assert resp.status_code == 202, resp.text
     sid = resp.json()["id"]
-    stop = threading.Event()
-    failure: list[BaseException] = []
-
-    def keep_marking():
-        try:
-            while not stop.is_set():
-                annotator.mark(seg=len(annotator.acked) % 3)
-        except BaseException as exc:   # noqa: BLE001
-            failure.append(exc)
-
-    writer = threading.Thread(target=keep_marking, daemon=True)
-    writer.start()
+    writer = KeepMarking(annotator)
     for r in range(rounds):
         time.sleep(1.5)
         with outage():
             log(f"outage {r + 1}/{rounds}: the database is unavailable for {seconds} s")
             time.sleep(seconds)
     time.sleep(2)
-    stop.set()
-    writer.join(120)
+    writer.stop()
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
@@ -503,8 +502,8 @@ def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: i
     sub = _audit_submissions(platform.app, [sid])
     out["submission_state"] = _state(platform.app, sid)[0]
     out["problems"] += sub["problems"]
-    if failure:
-        out["problems"].append(f"the annotator gave up: {failure[0]}")
+    if writer.failure:
+        out["problems"].append(f"the annotator gave up: {writer.failure}")
     return out
 
 
