@@ -138,6 +138,15 @@ def load_testset(path: str | Path) -> TestSet:
     missing = [k for k in ("name", "src_lang", "tgt_lang") if not meta.get(k)]
     if missing:
         raise TestSetError(f"{meta_file}: missing {', '.join(missing)}")
+    not_text = [k for k in ("name", "src_lang", "tgt_lang") if not isinstance(meta[k], str)]
+    if not_text:
+        raise TestSetError(f"{meta_file}: {', '.join(not_text)} must be a string")
+    listed = meta.get("documents")
+    if listed is not None and (not isinstance(listed, list) or not all(isinstance(n, str) and n for n in listed)):
+        raise TestSetError(f"{meta_file}: \"documents\" must be a list of document names")
+    if listed and len(set(listed)) != len(listed):
+        twice = sorted({n for n in listed if listed.count(n) > 1})
+        raise TestSetError(f"{meta_file}: \"documents\" lists {', '.join(twice)} more than once")
     if not (root / "source").is_dir():
         raise TestSetError(f"{root / 'source'}: missing")
     sources = doc_files(root / "source")

@@ -3,7 +3,9 @@
 Every operation, with generated path ids, form fields and files, anonymous and with a team's
 token: no 5xx, responses conform to the description (status documented, JSON of the declared
 shape), every error an ``{"error": {code, message, details}}`` with a sentence.
-Budget: ENFACE_FUZZ_EXAMPLES per operation (tests/support/fuzzing.py).
+Budget: ENFACE_FUZZ_EXAMPLES per operation (tests/support/fuzzing.py). Not checked: that every
+schema-valid request is accepted (schemathesis's positive_data_acceptance): whether an upload is
+accepted depends on its files' content, which no schema can say.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import given
+from schemathesis.checks import positive_data_acceptance
 
 from tests.support.fuzzing import SENT, api_error_message, fuzz_settings, row_counts
 from tests.support.testkit import World
@@ -53,7 +56,7 @@ def _fuzz_operation(app, op, headers: dict) -> None:
         SENT[f"schemathesis {op.method.upper()} {op.path}"] += 1
         response = case.call(headers=headers)
         assert response.status_code < 500, (case.path, case.path_parameters, response.text[:800])
-        case.validate_response(response, headers=headers)
+        case.validate_response(response, headers=headers, excluded_checks=[positive_data_acceptance])
         if response.status_code >= 400:
             assert api_error_message(_Wrapped(response)), response.text[:300]
             assert row_counts(app) == before, ("partial write", op.path)
