@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from . import DEMO
 
-SENT: Counter = Counter()
+SENT: Counter = Counter()       # inputs sent, per target
+ANSWERS: Counter = Counter()    # (target, status) of some targets: what the inputs got, not counted twice
 
 
 def budget() -> int:
@@ -132,3 +133,5 @@ def pytest_terminal_summary(terminalreporter):
     for target, n in sorted(SENT.items()):
         terminalreporter.write_line(f"{n:8d}  {target}")
     terminalreporter.write_line(f"{sum(SENT.values()):8d}  in all")
+    for (target, status), n in sorted(ANSWERS.items()):
+        terminalreporter.write_line(f"{n:8d}  {target} answered {status}")

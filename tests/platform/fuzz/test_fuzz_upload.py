@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from tests.support import DEMO
 from tests.support.fuzzing import (
+    ANSWERS,
     SAFE_CHARS,
     SENT,
     api_error_message,
@@ -72,7 +73,7 @@ def test_fuzz_upload(uploading):
                 "files": [(io.BytesIO(content), name) for name, content in files]}
         resp = client.post(f"/api/v1/testsets/{ts}/submissions", data=data, content_type="multipart/form-data",
                            headers={"Authorization": f"Bearer {token}"})
-        SENT[f"upload (API) answered {resp.status_code}"] += 1
+        ANSWERS["upload (API)", resp.status_code] += 1
         assert resp.status_code < 500, resp.get_data(as_text=True)[:800]
         if resp.status_code >= 400:
             assert api_error_message(resp), resp.get_data(as_text=True)[:300]
@@ -166,7 +167,7 @@ def test_fuzz_testset_import(importing):
         before = row_counts(world.app)
         SENT["test-set import (admin page)"] += 1
         resp = _import(client, archive, task)
-        SENT[f"test-set import answered {resp.status_code}"] += 1
+        ANSWERS["test-set import", resp.status_code] += 1
         assert resp.status_code < 500, resp.get_data(as_text=True)[:800]
         if resp.status_code >= 400:
             assert page_error_message(resp), resp.get_data(as_text=True)[-1500:]
