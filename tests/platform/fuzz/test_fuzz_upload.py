@@ -124,7 +124,8 @@ def zipped_testsets(draw) -> bytes:
             files[f"source/{doc}.txt"] = draw(st.binary(min_size=1, max_size=40))
         elif what == "odd_name":
             odd = draw(st.sampled_from(DOC_NAMES) | st.text(SAFE_CHARS, min_size=1, max_size=60))
-            meta["documents"] = [odd, *docs[1:]] if isinstance(meta, dict) else meta
+            if isinstance(meta, dict):
+                meta["documents"] = [odd, *docs[1:]]
             files[f"source/{odd}.txt"] = files.pop(f"source/{doc}.txt", b"x\n")
         elif what == "bad_lang" and isinstance(meta, dict):
             meta[draw(st.sampled_from(["src_lang", "tgt_lang"]))] = draw(text | st.integers())
