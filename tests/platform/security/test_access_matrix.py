@@ -222,3 +222,20 @@ def test_access(matrix, state: str, cell: Cell, role: str):
         assert "/auth/login" in location or cell.id in ("POST /auth/logout",), (cell.id, location)
     leaked = leaks(world, role, body)
     assert not leaked, f"{cell.method} {build_url(world, cell)} as {role} ({state}) shows {leaked}"
+
+
+def test_the_canaries_show_where_they_may(matrix):
+    """The control of the leak checks: each canary is in the pages of those allowed to read it, so a
+    body without it means hidden, not misspelt."""
+    from tests.support.access_world import EMAILS, OUTPUT_CANARY, REF_CANARY, SYSTEM
+
+    world, clients = matrix("open")
+    page = clients["organizer"].get(f"/submissions/{world.subs['team_a']}").get_data(as_text=True)
+    assert SYSTEM["team_a"] in page and EMAILS["team_a"] in page
+    assert SYSTEM["team_a"] in clients["team_a"].get("/submissions").get_data(as_text=True)
+    item = clients["annotator"].get(f"/annotate/api/items/{world.assignment['annotator']}").get_data(as_text=True)
+    assert any(OUTPUT_CANARY[t] in item for t in ("team_a", "team_b"))
+    assert REF_CANARY not in item
+    released, released_clients = matrix("released")
+    board = released_clients["anonymous"].get(f"/leaderboard/{released.testset_id}").get_data(as_text=True)
+    assert SYSTEM["team_a"] in board and SYSTEM["team_b"] in board
