@@ -26,15 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
-from tests.support.faults import (  # noqa: E402
-    Platform,
-    PrivateCluster,
-    database_outage,
-    kill_workers_mid_scoring,
-    postgres_down,
-    restart_web_mid_annotation,
-    sqlite_locked,
-)
+from tests.support.faults import database_outage, kill_workers_mid_scoring, restart_web_mid_annotation  # noqa: E402
+from tests.support.outages import PrivateCluster, postgres_down, sqlite_locked  # noqa: E402
+from tests.support.processes import Platform  # noqa: E402
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
-from tests.support.faults import Platform, free_port, kill_group  # noqa: E402
+from tests.support.processes import Platform, free_port, kill_group  # noqa: E402
 
 ANNOTATORS = 8
 

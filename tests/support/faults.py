@@ -6,129 +6,25 @@ Used by the CI-sized tests (tests/platform/jobs/test_faults.py) and by the full 
 list of problems it saw; the targets are: no submission lost or stuck, no duplicated score,
 no acknowledged mark lost.
 
-The processes are the ones ``enface serve`` runs: ``celery -A enface.worker worker`` (prefork,
-one child) on the embedded SQLite broker, and gunicorn with gthread workers. The sweeper that
-``enface serve`` runs in a thread is run here by the harness (:func:`enface.services.pipeline.sweep`),
-with a short ``stuck_after``.
+The processes are the ones ``enface serve`` runs (tests/support/processes.py): ``celery -A
+enface.worker worker`` (prefork, one child) on the embedded SQLite broker, and gunicorn with gthread
+workers. The sweeper that ``enface serve`` runs in a thread is run here by the harness
+(:func:`enface.services.pipeline.sweep`), with a short ``stuck_after``. The outages are in
+tests/support/outages.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import signal
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 import uuid as uuidlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .processes import Platform, free_port, kill_group
 
 TERMINAL = ("scored", "invalid", "failed", "withdrawn")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Platform:
-    """A data folder, a migrated database and the environment of the child processes."""
-
-    folder: Path
-    database_url: str
-    app: object = None
-    env: dict = field(default_factory=dict)
-    procs: list = field(default_factory=list)
-
-    @classmethod
-    def create(cls, folder: Path, database_url: str | None = None) -> Platform:
-        from enface import create_app
-        from enface.config import TestConfig
-        from enface.migrate import upgrade
-
-        data = folder / "data"
-        data.mkdir(parents=True, exist_ok=True)
-        url = database_url or f"sqlite:///{data / 'enface.sqlite'}"
-        upgrade(url)
-        app = create_app(TestConfig.for_dir(data, url, JOBS="celery", STUCK_AFTER_SECONDS=8))
-        from .testkit import TestConfigEnv
-
-        env = TestConfigEnv(app)
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "platform"), str(ROOT), env.get("PYTHONPATH", "")])
-        env["ENFACE_RATELIMIT_STORAGE"] = "memory://"
-        from enface.jobs.queue import declare_queues
-
-        declare_queues(app.config["CELERY_BROKER_URL"])
-        return cls(folder=folder, database_url=url, app=app, env=env)
-
-    def log(self, name: str):
-        return open(self.folder / f"{name}.log", "ab")   # noqa: SIM115  (the child holds it)
-
-    def start_worker(self) -> subprocess.Popen:
-        """The worker `enface serve` starts (prefork, one child), in its own process group."""
-        from enface.commands.serve import worker_cmd
-
-        with self.log("worker") as out:
-            proc = subprocess.Popen(worker_cmd("cpu,gpu", 1, "WARNING"), env=self.env, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT)
-        self.procs.append(proc)
-        return proc
-
-    def start_web(self, port: int, workers: int = 2) -> subprocess.Popen:
-        from enface.commands.serve import gunicorn_cmd
-
-        cmd = gunicorn_cmd(f"127.0.0.1:{port}", workers, "/dev/null")
-        with self.log("web") as out:
-            proc = subprocess.Popen(cmd, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                    start_new_session=True, cwd=ROOT)
-        self.procs.append(proc)
-        wait_http(f"http://127.0.0.1:{port}/healthz", proc)
-        return proc
-
-    def stop_all(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
-        self.procs.clear()
-        self.app.extensions["enface_db"][0].dispose()
-
-
-def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
-    proc.wait(30)
-
-
-def wait_http(url: str, proc, timeout: float = 60) -> None:
-    import requests
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url, timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url}: the server exited ({proc.returncode})")
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
 
 
 # --------------------------------------------------------------------------- 1. workers killed mid-scoring
@@ -410,51 +306,6 @@ def restart_web_mid_annotation(platform: Platform, restarts: int, *, marks_betwe
     return out
 
 
-# --------------------------------------------------------------------------- 3. the database refuses connections
-
-
-class PrivateCluster:
-    """A PostgreSQL cluster of our own (initdb as the postgres user; the server refuses to run as root)."""
-
-    def __init__(self):
-        self.bin = Path(sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))[-1]).parent
-        self.folder, self.port = Path(tempfile.mkdtemp(prefix="enface-pg-")), free_port()
-        self.data = self.folder / "pg"
-
-    @staticmethod
-    def available() -> bool:
-        return bool(list(Path("/usr/lib/postgresql").glob("*/bin/initdb"))) and shutil.which("su") is not None
-
-    def _as_postgres(self, command: str) -> None:
-        prefix = [] if os.geteuid() != 0 else ["su", "postgres", "-s", "/bin/sh", "-c"]
-        args = prefix + [command] if prefix else ["/bin/sh", "-c", command]
-        done = subprocess.run(args, capture_output=True, text=True)
-        if done.returncode:
-            raise RuntimeError(f"{command}: exit {done.returncode}: {(done.stdout + done.stderr)[-1000:]}")
-
-    def init(self) -> str:
-        if os.geteuid() == 0:
-            shutil.chown(self.folder, "postgres", "postgres")
-        self._as_postgres(f"{self.bin}/initdb -D {self.data} -A trust -U enface")
-        self.start()
-        self._as_postgres(f"{self.bin}/createdb -h 127.0.0.1 -p {self.port} -U enface faults")
-        return f"postgresql+psycopg://enface@127.0.0.1:{self.port}/faults"
-
-    def start(self) -> None:
-        self._as_postgres(f"{self.bin}/pg_ctl -D {self.data} -l {self.data}/log -w -o '-p {self.port} "
-                          f"-k {self.data} -c listen_addresses=127.0.0.1 -c fsync=off' start")
-
-    def stop(self) -> None:
-        self._as_postgres(f"{self.bin}/pg_ctl -D {self.data} -m fast -w stop")
-
-    def destroy(self) -> None:
-        try:
-            self.stop()
-        except RuntimeError:
-            pass
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
 def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: int = 1, log=print) -> dict:
     """Marks saved and a submission scored while ``outage()`` makes the database refuse (or hold)
     connections for ``seconds``, ``rounds`` times. ``outage`` is a context manager factory."""
@@ -505,44 +356,3 @@ def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: i
     if writer.failure:
         out["problems"].append(f"the annotator gave up: {writer.failure}")
     return out
-
-
-class postgres_down:   # noqa: N801  (used like a function: ``with postgres_down(cluster):``)
-    """PostgreSQL stopped (connections refused) for the block, started again after it."""
-
-    def __init__(self, cluster: PrivateCluster):
-        self.cluster = cluster
-
-    def __call__(self):
-        return self
-
-    def __enter__(self):
-        self.cluster.stop()
-
-    def __exit__(self, *exc):
-        self.cluster.start()
-
-
-class sqlite_locked:   # noqa: N801
-    """SQLite held by an exclusive transaction for the block: writers wait (busy timeout), readers of
-    the WAL go on. This is *not* a refused connection; SQLite has no server to stop."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __call__(self):
-        return self
-
-    def __enter__(self):
-        import sqlite3
-
-        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self.conn.execute("BEGIN EXCLUSIVE")
-
-    def __exit__(self, *exc):
-        self.conn.execute("ROLLBACK")
-        self.conn.close()
-
-
-def scratch(prefix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=prefix))

@@ -9,15 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.faults import (
-    Platform,
-    PrivateCluster,
-    database_outage,
-    kill_workers_mid_scoring,
-    postgres_down,
-    restart_web_mid_annotation,
-    sqlite_locked,
-)
+from tests.support.faults import database_outage, kill_workers_mid_scoring, restart_web_mid_annotation
+from tests.support.outages import PrivateCluster, postgres_down, sqlite_locked
+from tests.support.processes import Platform
 from tests.support.services import require_service
 
 
@@ -71,7 +65,7 @@ def test_served_gunicorn_answers_every_request_without_keep_alive(platform):
     minute at 200 users before, 0 after)."""
     import requests
 
-    from tests.support.faults import free_port, kill_group
+    from tests.support.processes import free_port, kill_group
 
     port = free_port()
     web = platform.start_web(port)
