@@ -5,7 +5,8 @@ without an entry in EXPECTED fails (``test_every_rule_has_an_expectation``). Eac
 the status and that the body holds none of the canaries the role must not read in that state
 (other teams' system names, outputs, file names and e-mail addresses, unreleased names,
 references; see tests/support/access_world.py). One world per state, built once, restored after
-every request that may have changed it.
+every request that may have changed it (a copy of the SQLite file: the matrix runs on SQLite even
+when the suite runs on PostgreSQL; access rules live in the views, not in the database).
 
 A row reads ``"anonymous team_a team_b annotator organizer admin"``; ``a|b`` accepts either.
 The requests carry an empty (or minimal) body: a 400 from an allowed role means "allowed, and
