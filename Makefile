@@ -9,7 +9,7 @@ ENFACE_DATA_DIR ?= instance
 PORT   ?= 8000
 export ENFACE_DATA_DIR
 
-.PHONY: venv install check-ter test lint demo demo-cli bench clean
+.PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load
 
 # setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
 $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
@@ -51,6 +51,24 @@ demo-cli: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/scoring.py
+
+# Hardening (issue 11; README "Proven under attack, load and faults").
+# ENFACE_FUZZ_EXAMPLES inputs per fuzz target; 900 makes more than 10,000 in all (the run prints the count).
+FUZZ_TESTS := tests/platform/fuzz tests/protocols/reader/test_reader_fuzz.py tests/scoring/test_validate_fuzz.py
+fuzz: $(VENV)/.installed
+	ENFACE_FUZZ_EXAMPLES=$${ENFACE_FUZZ_EXAMPLES:-900} $(PY) -m pytest -q $(FUZZ_TESTS)
+
+faults: $(VENV)/.installed
+	$(PY) bench/faults.py
+
+races: $(VENV)/.installed
+	$(PY) -m pytest -q tests/platform/submissions/test_concurrency.py
+
+access-matrix: $(VENV)/.installed
+	$(PY) -m pytest -q tests/platform/security/test_access_matrix.py
+
+load: $(VENV)/.installed
+	$(PY) bench/load.py --users 200 --seconds 60
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -152,12 +152,13 @@ def _read_meta(meta_file: Path) -> dict:
             raise TestSetError(f"{meta_file}: {key} must be a string, not {type(meta[key]).__name__}")
     documents = meta.get("documents")
     if documents is not None:
-        if not isinstance(documents, list):
-            raise TestSetError(f"{meta_file}: documents must be a list of document names")
+        if not isinstance(documents, list) or not all(isinstance(n, str) and n for n in documents):
+            raise TestSetError(f'{meta_file}: "documents" must be a list of document names')
         for name in documents:
             check_doc_name(name, f"{meta_file}: documents")
         if len(set(documents)) != len(documents):
-            raise TestSetError(f"{meta_file}: documents lists a name twice")
+            twice = sorted({n for n in documents if documents.count(n) > 1})
+            raise TestSetError(f'{meta_file}: "documents" lists {", ".join(twice)} more than once')
     return meta
 
 

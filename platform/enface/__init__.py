@@ -139,6 +139,24 @@ class DatabaseId(IntegerConverter):
 
     def __init__(self, url_map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):   # noqa: A002
         super().__init__(url_map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+        if max is not None and not signed and not fixed_digits:
+            # Out-of-range ids must not match at all: werkzeug checks a rule's methods before its
+            # converters, so a too-large id on a path with a GET and a POST rule answered 405.
+            self.regex = digits_at_most(max)
+
+
+def digits_at_most(limit: int) -> str:
+    """A regular expression of the decimal numbers from 0 to ``limit`` (leading zeros allowed)."""
+    text = str(limit)
+    n = len(text)
+    alternatives = [rf"\d{{1,{n - 1}}}"] if n > 1 else []
+    for i, ch in enumerate(text):
+        if ch != "0":
+            rest = n - i - 1
+            lower = "0" if ch == "1" else f"[0-{int(ch) - 1}]"
+            alternatives.append(text[:i] + lower + (rf"\d{{{rest}}}" if rest else ""))
+    alternatives.append(text)
+    return "(?:" + "|".join(alternatives) + ")"
 
 
 def _wants_json() -> bool:
@@ -149,6 +167,7 @@ def _wants_json() -> bool:
 
 def _register_errors(app: Flask) -> None:
     from flask_wtf.csrf import CSRFError
+    from sqlalchemy.exc import InterfaceError, OperationalError
 
     from .services import ServiceError
 
@@ -190,6 +209,22 @@ def _register_errors(app: Flask) -> None:
             return api_error(code, message, status)
         title = "Too many files" if code == "too_many_files" else exc.name
         return render_template("error.html", status=status, title=title, message=message), status
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def _database_unavailable(exc: Exception):
+        # The database refused or dropped the connection (a restart, a failover, SQLite locked past its
+        # busy timeout): nothing was written, and the same request will work again in a moment.
+        app.logger.exception("database unavailable on %s %s", request.method, request.path)
+        message = "the database is unavailable for a moment; nothing was saved: try again in a few seconds"
+        if _wants_json():
+            resp, status = api_error("database_unavailable", message, 503)
+        else:
+            resp = app.make_response((render_template("error.html", status=503, title="Try again",
+                                                      message=message), 503))
+            status = 503
+        resp.headers["Retry-After"] = "5"
+        return resp, status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

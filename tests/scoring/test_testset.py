@@ -122,3 +122,19 @@ def test_output_from_uploaded_files(tmp_path):
         output_from_files(ts, {"a.1.txt": b"x\ny\n", "other.txt": b"z\n"})
     with pytest.raises(TestSetError, match="one <doc>.txt file per document"):
         output_from_files(ts, {"all.txt": b"x\n"}, document_level=True)
+
+
+@pytest.mark.parametrize(("meta", "message"), [
+    ({"documents": 3}, '"documents" must be a list of document names'),
+    ({"documents": "a"}, '"documents" must be a list of document names'),
+    ({"documents": ["a", 7]}, '"documents" must be a list of document names'),
+    ({"documents": ["a", "a"]}, '"documents" lists a more than once'),
+    ({"name": 5}, "name must be a string"),
+    ({"src_lang": ["en"]}, "src_lang must be a string"),
+])
+def test_testset_json_of_the_wrong_shape_is_refused_with_the_field(tmp_path, meta, message):
+    """Found by fuzzing the import: ``"documents": 3`` was a TypeError (a 500 on the import page)."""
+    root = make(tmp_path / "ts", docs={"a": ["x"]},
+                meta={"name": "T", "src_lang": "en", "tgt_lang": "de", "documents": ["a"], **meta})
+    with pytest.raises(TestSetError, match=message):
+        load_testset(root)

@@ -1,6 +1,7 @@
 from functools import wraps
+from pathlib import Path
 
-from flask import g, jsonify, request, url_for
+from flask import g, jsonify, request, send_from_directory, url_for
 
 from ..extensions import db
 from ..models import Submission
@@ -150,3 +151,10 @@ def leaderboard(testset_id: int):
     board = lb.visible_leaderboard(g.api_user, testset_id)
     return jsonify(lb.api_payload(board))
 
+
+
+@bp.get("/openapi.json")
+def openapi():
+    """The OpenAPI 3.0 description of this API (a static file: the fuzz tests check the app against it)."""
+    return send_from_directory(Path(__file__).parent / "static", "openapi.json", mimetype="application/json",
+                               max_age=300)

@@ -40,12 +40,8 @@ class Services:
         return open(self.log(name), "ab")   # noqa: SIM115  (the child holds it; our copy closes below)
 
     def start(self) -> None:
-        gunicorn = [sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}", "--workers",
-                    str(self.workers), "--worker-class", "gthread", "--threads", "4", "--timeout", "120",
-                    "--graceful-timeout", "20", "--access-logfile", "-" if self.log_dir is None else "/dev/null",
-                    # gunicorn's control socket defaults to ~/.gunicorn/gunicorn.ctl, one path for every server
-                    # the user runs (two `enface serve` would take it from each other); enface does not use it.
-                    "--no-control-socket", "enface:create_app()"]
+        gunicorn = gunicorn_cmd(f"{self.host}:{self.port}", self.workers,
+                                "-" if self.log_dir is None else "/dev/null")
         # LLM judge runs wait on remote endpoints for minutes: a worker of their own (``llm`` queue), so
         # that they never hold the processes that validate and score submissions.
         commands = {"web": gunicorn, "worker": worker_cmd("cpu,gpu", self.jobs, "INFO"),
@@ -177,6 +173,19 @@ def worker(queues, concurrency, loglevel):
     """Run a Celery worker (for more workers on more machines)."""
     cmd = worker_cmd(queues, concurrency, loglevel)
     os.execv(cmd[0], cmd)
+
+
+def gunicorn_cmd(bind: str, workers: int, access_log: str = "-") -> list[str]:
+    """The web server `enface serve` runs (the fault and load harnesses run the same)."""
+    return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers), "--worker-class", "gthread",
+            "--threads", "4", "--timeout", "120", "--graceful-timeout", "20", "--access-logfile", access_log,
+            # No keep-alive: under load gthread closes a kept-alive connection whose timer ran out while a
+            # request on it waited to be read, and the client gets "connection reset" (bench/load.py saw
+            # 2-7 resets a minute at 200 users). A reverse proxy in front keeps its own connections alive.
+            "--keep-alive", "0",
+            # gunicorn's control socket defaults to ~/.gunicorn/gunicorn.ctl, one path for every server
+            # the user runs (two `enface serve` would take it from each other); enface does not use it.
+            "--no-control-socket", "enface:create_app()"]
 
 
 def worker_cmd(queues: str, concurrency: int | None, loglevel: str = "INFO") -> list[str]:

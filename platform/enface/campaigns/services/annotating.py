@@ -285,15 +285,16 @@ def versioned_delete(asg: Assignment, model: type, uuid: str, body: Any) -> dict
     """Deletes row ``uuid`` of ``model`` as a tombstone with a newer revision (a late older write cannot
     bring it back; a newer one can: undo). Unknown ids answer as deleted."""
     body = body if isinstance(body, dict) else {}
+    given = body.get("rev")
+    if given is not None and (isinstance(given, bool) or not isinstance(given, int) or not 1 <= given <= MAX_REV):
+        raise bad("invalid_field", f"rev must be an integer between 1 and {MAX_REV}", field="rev")
     with annotation_write():
         asg, campaign_state = lock_assignment(asg.id)
         check_writable(asg, campaign_state)
         row = db.session.scalar(select(model).where(model.assignment_id == asg.id, model.uuid == uuid))
         if row is None:
             return {"uuid": uuid, "deleted": True, "known": False}
-        rev = body.get("rev", row.rev + 1)
-        if isinstance(rev, bool) or not isinstance(rev, int) or not 1 <= rev <= MAX_REV:
-            raise bad("invalid_field", f"rev must be an integer between 1 and {MAX_REV}", field="rev")
+        rev = given if given is not None else row.rev + 1
         if rev > row.rev:
             row.deleted = True
             row.rev = rev
