@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .access_world import EMAILS, AccessWorld
+from .access_world import EMAILS, OUTPUT_CANARY, SYSTEM, AccessWorld
 
 IGNORED_METHODS = {"HEAD", "OPTIONS"}
 FIXED_UUID = "6f1c2a52-0d1e-4f55-9a7e-3b0f9d1c2e77"
@@ -93,7 +93,12 @@ def request(world: AccessWorld, client, role: str, cell: Cell):
 
 
 def leaks(world: AccessWorld, role: str, body: str) -> list[str]:
-    return [c for c in world.forbidden_for(role) if c.lower() in body.lower()]
+    low = body.lower()
+    found = [c for c in world.forbidden_for(role) if c.lower() in low]
+    if world.judging_blind(role):
+        found += [f"{SYSTEM[t]} beside {OUTPUT_CANARY[t]}" for t in SYSTEM
+                  if SYSTEM[t].lower() in low and OUTPUT_CANARY[t].lower() in low]
+    return found
 
 
 def readable_body(resp) -> str:

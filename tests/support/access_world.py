@@ -118,6 +118,11 @@ class AccessWorld:
             out.append(REF_CANARY)                 # references are never public in this world
         return out
 
+    def judging_blind(self, role: str) -> bool:
+        """Whether ``role`` still judges outputs blind (the running rubric campaign) in a released world: names
+        and outputs are public one by one, but no body may tie a system's name to its text for them."""
+        return role == "annotator" and self.state == "released"
+
     def restore(self) -> None:
         """Puts the database back as it was after building (after a request that may have changed it)."""
         from enface.services import leaderboard

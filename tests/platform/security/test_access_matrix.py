@@ -25,12 +25,16 @@ ADMIN = "302 404 404 404 200 200"          # organizers and admins; others are t
 ADMIN_POST = "302 404 404 404 302 302"
 LOGGED_IN = "302 200 200 200 200 200"
 EVERYONE = "200 200 200 200 200 200"
+# Actions hard to take back answer a form without confirmed=yes with the page that asks first (confirm.py):
+# 200 for whoever may act (team A before the deadline, on its own submission), the usual refusals otherwise.
+CONFIRM = "302 404 404 404 200 200"
 ANNOTATOR_ITEM = "401 404 404 200 404 404"    # only the annotator who holds the item writes to it
 AFTER_RELEASE = {"campaign_released": "401 404 404 409 404 404", "released": "401 404 404 409 404 404"}
 # Campaign results follow the test set's visibility (finding 1): hidden until the test set is
-# released; a participant may see a page of their own rows (200) but never another team's.
+# released; a participant may see a page of their own rows (200) but never another team's. After
+# release the annotator still judging blind (the world's running rubric campaign) waits: 403.
 CAMPAIGN_RESULTS = ("404 404 404 404 200 200", {"campaign_released": "404 404|200 404|200 404 200 200",
-                                                  "released": EVERYONE})
+                                                  "released": "200 200 200 403 200 200"})
 LEADERBOARD = ("404 200 200 404 200 200", {"released": EVERYONE})   # participants see their own rows early
 # What compares teams (head-to-head, the paper's tables) or every system against the humans (meta-evaluation):
 # organizers before release, everyone after; a team's own rows alone compare nothing, so teams get 404 too.
@@ -121,11 +125,11 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /campaigns/<int:campaign_id>/invites": (ADMIN, {"campaign_released": ADMIN_POST, "released": ADMIN_POST}),
     "POST /campaigns/<int:campaign_id>/invites/<int:invite_id>/revoke": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/rebalance": ADMIN_POST,
-    "POST /campaigns/<int:campaign_id>/release": ADMIN_POST,
+    "POST /campaigns/<int:campaign_id>/release": CONFIRM,
     "GET /campaigns/<int:campaign_id>/results": CAMPAIGN_RESULTS,
     "GET /campaigns/<int:campaign_id>/results.json": ADMIN,
     "GET /campaigns/<int:campaign_id>/results/data.json": CAMPAIGN_RESULTS,
-    "POST /campaigns/<int:campaign_id>/start": ADMIN_POST,
+    "POST /campaigns/<int:campaign_id>/start": CONFIRM,
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
@@ -149,9 +153,11 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /submissions": LOGGED_IN,
     "GET /submissions/<int:submission_id>": ("404 200 404 404 200 200", {"released": EVERYONE}),
     "POST /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",
-                                                      {"released": "302 302 403 403 403 403"}),
+                                                      {"open": "302 200 404 404 403 403",
+                                                       "released": "302 302 403 403 403 403"}),
     "POST /submissions/<int:submission_id>/withdraw": ("302 302 404 404 403 403",
-                                                       {"released": "302 302 403 403 403 403"}),
+                                                       {"open": "302 200 404 404 403 403",
+                                                        "released": "302 302 403 403 403 403"}),
     "GET /team/": LOGGED_IN,
     "POST /team/create": "302 302 302 302 302 302",
     "POST /team/invite-code": "302 403 403 403 403 403",    # captains only; the world has none
@@ -249,11 +255,14 @@ def test_access(matrix, state: str, cell: Cell, role: str):
 def test_the_canaries_show_where_they_may(matrix):
     """The control of the leak checks: each canary is in the pages of those allowed to read it, so a
     body without it means hidden, not misspelt."""
-    from tests.support.access_world import EMAILS, OUTPUT_CANARY, REF_CANARY, SYSTEM
+    from tests.support.access_world import EMAILS, JUDGE_KEY_CANARY, OUTPUT_CANARY, REF_CANARY, SYSTEM
 
     world, clients = matrix("open")
     page = clients["organizer"].get(f"/submissions/{world.subs['team_a']}").get_data(as_text=True)
-    assert SYSTEM["team_a"] in page and EMAILS["team_a"] in page
+    assert SYSTEM["team_a"] in page        # (its timeline names the team, not the e-mail, even for organizers)
+    assert EMAILS["team_a"] in clients["organizer"].get("/admin/users").get_data(as_text=True)
+    assert JUDGE_KEY_CANARY not in clients["organizer"].get(
+        f"/campaigns/{world.rubric_campaign_id}/judges/{world.judge_id}").get_data(as_text=True)
     assert SYSTEM["team_a"] in clients["team_a"].get("/submissions").get_data(as_text=True)
     item = clients["annotator"].get(f"/annotate/api/items/{world.assignment['annotator']}").get_data(as_text=True)
     assert any(OUTPUT_CANARY[t] in item for t in ("team_a", "team_b"))
