@@ -30,7 +30,7 @@ def test_released_mqm_campaign_on_unreleased_testset_stays_private(cworld):
     cid = new_campaign(world)
     annotate_all(world, cid)
     org = world.client("org@example.org")
-    resp = org.post(f"/campaigns/{cid}/release", follow_redirects=True)
+    resp = org.post(f"/campaigns/{cid}/release", data={"confirmed": "yes"}, follow_redirects=True)
     page = resp.get_data(as_text=True)
     # the organizer is told that the results wait for the test set
     assert "when the test set" in page and "is released" in page, page[:3000]
@@ -63,7 +63,7 @@ def test_team_pre_release_row_shows_no_human_rank(cworld):
     cid = new_campaign(world)
     annotate_all(world, cid)
     org = world.client("org@example.org")
-    assert org.post(f"/campaigns/{cid}/release").status_code == 302
+    assert org.post(f"/campaigns/{cid}/release", data={"confirmed": "yes"}).status_code == 302
     alder = world.client("alder-ann@example.org")
     board = alder.get(f"/leaderboard/{world.testset_id}.json")
     assert board.status_code == 200

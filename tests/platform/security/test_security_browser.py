@@ -52,6 +52,8 @@ def test_release_on_an_unreleased_testset_says_it_waits(live, browser):
     page.goto(f"{base}/campaigns/{cid}")
     page.click("button:has-text('Release to the leaderboard')")
     page.wait_for_load_state("networkidle")
+    page.click("section.confirm button[type=submit]")   # the confirmation page (guard rails)
+    page.wait_for_load_state("networkidle")
     flash = page.locator(".flash, .flashes, [role=status], .alert").first.inner_text()
     assert "when the test set" in flash and "is released" in flash, flash
     shot(page, "01-release-waits")

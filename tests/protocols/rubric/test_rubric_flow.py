@@ -6,6 +6,8 @@ import json
 
 from rubric_helpers import SYSTEMS, annotator_assignments, items_of, new_rubric, put_score
 
+from tests.support.campaigns import set_testset_released
+
 
 def score_all(world, campaign_id, email, scores_for):
     """Scores and finishes every item of an annotator; ``scores_for(item_state, phenomenon)`` -> data."""
@@ -196,6 +198,9 @@ def test_results_exports_and_agreement(world, tmp_path):
         from enface.campaigns import services as svc
 
         svc.release(svc.get_campaign(cid))
+    # released, but its test set is not: the results wait for the test set's release
+    assert world.client().get(f"/campaigns/{cid}/results").status_code == 404
+    set_testset_released(world)
     public = world.client().get(f"/campaigns/{cid}/results")
     assert public.status_code == 200 and "Average Σ" in public.get_data(as_text=True)
 
