@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .access_world import EMAILS, AccessWorld
+from .access_world import EMAILS, OUTPUT_CANARY, SYSTEM, AccessWorld
 
 IGNORED_METHODS = {"HEAD", "OPTIONS"}
 FIXED_UUID = "6f1c2a52-0d1e-4f55-9a7e-3b0f9d1c2e77"
@@ -44,14 +44,25 @@ def app_cells() -> list[Cell]:
     return sorted(cells, key=lambda c: (c.rule, c.method))
 
 
+#: a static file of each blueprint that serves its own (the app's under "static")
+STATIC_FILES = {"reader": "reader.css", "rubric": "rubric.css"}
+
+
 def url_values(world: AccessWorld, endpoint: str) -> dict:
-    """A concrete value for every variable of a rule: always team A's objects, the annotator's item."""
-    return {"testset_id": world.testset_id, "submission_id": world.subs["team_a"], "campaign_id": world.campaign_id,
+    """A concrete value for every variable of a rule: always team A's objects, the annotator's item;
+    the judge pages get the rubric campaign that has the judge."""
+    judges = endpoint.startswith("judges.")
+    return {"testset_id": world.testset_id, "submission_id": world.subs["team_a"],
+            "campaign_id": world.rubric_campaign_id if judges else world.campaign_id,
             "annotator_id": world.annotator_ids["annotator"], "assignment_id": world.assignment_db_id,
             "invite_id": world.invite_id, "public_id": world.assignment["annotator"], "uuid": FIXED_UUID,
             "secret": world.invite_secret, "token": "not-a-real-reset-token", "token_id": world.token_ids["team_a"],
-            "team_id": world.team_ids["team_a"], "user_id": world.users["team_a"], "fmt": "tsv",
-            "filename": "reader.css" if endpoint.startswith("reader.") else "annotate.css"}
+            "team_id": world.team_ids["team_a"], "user_id": world.users["team_a"],
+            "fmt": "csv" if endpoint == "leaderboard.paper_table" else "tsv", "which": "automatic",
+            "judge_id": world.judge_id, "record_id": world.judge_record_id,
+            "name": "lake",                      # a document of the world's test set
+            "path": "systems.csv",               # a release file naming every team's system and description
+            "filename": STATIC_FILES.get(endpoint.split(".")[0], "annotate.css")}
 
 
 def build_url(world: AccessWorld, cell: Cell) -> str:
@@ -82,7 +93,25 @@ def request(world: AccessWorld, client, role: str, cell: Cell):
 
 
 def leaks(world: AccessWorld, role: str, body: str) -> list[str]:
-    return [c for c in world.forbidden_for(role) if c.lower() in body.lower()]
+    low = body.lower()
+    found = [c for c in world.forbidden_for(role) if c.lower() in low]
+    if world.judging_blind(role):
+        found += [f"{SYSTEM[t]} beside {OUTPUT_CANARY[t]}" for t in SYSTEM
+                  if SYSTEM[t].lower() in low and OUTPUT_CANARY[t].lower() in low]
+    return found
+
+
+def readable_body(resp) -> str:
+    """The response's text; a zip's (the release bundle) is the text of every member, so that a
+    canary inside a compressed file is found too."""
+    data = resp.get_data()
+    if resp.mimetype == "application/zip":
+        import io
+        import zipfile
+
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return "\n".join(f"{name}\n" + zf.read(name).decode("utf-8", "replace") for name in zf.namelist())
+    return data.decode("utf-8", "replace")
 
 
 def all_emails() -> list[str]:

@@ -8,6 +8,11 @@ exist as they do on a running platform.
 States (one world each): ``open`` (before the deadline), ``closed`` (deadline passed, results
 frozen until release), ``campaign_released`` (an MQM campaign released, test set still hidden),
 ``released`` (test set and campaign released).
+
+Beside the MQM campaign, a rubric campaign on the same test set (one tagged segment) with one LLM judge
+that has judged every item, so that the judge pages have real ids. It stays started in every state,
+with ``annotator`` in it: after the test set's release that annotator is still judging blind, which is
+the case the output browser answers with 403.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import io
 import json
 import shutil
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from .campaigns import PASSWORD, fast_user
@@ -33,6 +38,9 @@ OUTPUT_CANARY = {"team_a": "Qalderout", "team_b": "Qbirchout"}
 FILE_CANARY = {"team_a": "qalderfile", "team_b": "qbirchfile"}
 DESC_CANARY = {"team_a": "Qalderdesc", "team_b": "Qbirchdesc"}
 REF_CANARY = "Qrefcanary"
+JUDGE_KEY_CANARY = "sk-canary-judge-Qjudgekey"    # a judge's API key: write-only, no page ever shows it
+PHENOMENA = '{"document": "lake", "segment": 1, "dimension": "idiom", "requirement": "a cold year, plainly"}\n'
+OPENED = datetime(2000, 1, 1, tzinfo=timezone.utc)   # an import starts closed: the world's test set opens here
 DOCS = {"lake": ["The lake was cold that year.", "Nobody swam in it.", "Birds left early."],
         "hill": ["He climbed the hill at dawn.", "The town slept below him."]}
 
@@ -82,12 +90,15 @@ class AccessWorld:
     assignment_db_id: int = 0
     token_ids: dict[str, int] = field(default_factory=dict)
     team_ids: dict[str, int] = field(default_factory=dict)
+    rubric_campaign_id: int = 0           # the rubric campaign with the judge (started, never released)
+    judge_id: int = 0
+    judge_record_id: int = 0              # one JudgeItem of that judge
     snapshot: Path | None = None
     db_path: Path | None = None
 
     def forbidden_for(self, role: str) -> list[str]:
         """Canaries ``role`` must never read in this state."""
-        out: list[str] = []
+        out: list[str] = [JUDGE_KEY_CANARY]
         if role in ("organizer", "admin"):
             return out
         released = self.state == "released"
@@ -107,6 +118,11 @@ class AccessWorld:
             out.append(REF_CANARY)                 # references are never public in this world
         return out
 
+    def judging_blind(self, role: str) -> bool:
+        """Whether ``role`` still judges outputs blind (the running rubric campaign) in a released world: names
+        and outputs are public one by one, but no body may tie a system's name to its text for them."""
+        return role == "annotator" and self.state == "released"
+
     def restore(self) -> None:
         """Puts the database back as it was after building (after a request that may have changed it)."""
         from enface.services import leaderboard
@@ -123,6 +139,7 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
     from enface.extensions import db
     from enface.models import TestSet, User, utcnow
     from enface.services import accounts
+    from enface.services.phenomena import replace_phenomena
     from enface.services.testsets import import_testset, update_settings
 
     from .campaigns import annotator_assignments, finish, read_all
@@ -130,7 +147,8 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
     assert state in STATES, state
     with app.app_context():
         ts = import_testset(write_canary_testset(tmp / "canary-ts"), "Canary task")
-        update_settings(ts, deadline=utcnow() + timedelta(days=3), opens_at=None, quota_per_day=None,
+        replace_phenomena(ts, PHENOMENA)       # (before any campaign starts: the rubric campaign's items)
+        update_settings(ts, deadline=utcnow() + timedelta(days=3), opens_at=OPENED, quota_per_day=None,
                         quota_total=None, document_level_allowed=False, released=False, references_public=False)
         users = {role: fast_user(email, {"organizer": "organizer", "admin": "admin"}.get(
             role, "annotator" if role.startswith("annotator") else "participant"), name=f"{role} person",
@@ -164,6 +182,7 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
         camp_svc.start_campaign(camp_svc.get_campaign(camp.id))
         (invite, secret), = camp_svc.create_invites(camp_svc.get_campaign(camp.id), count=1)
         invite_id = invite.id
+        rubric_campaign_id, judge_id, judge_record_id = _judged_rubric_campaign(ts.id, subs, users)
 
         class _W:    # annotator_assignments takes a world with users
             pass
@@ -172,7 +191,7 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
         asg = annotator_assignments(w, camp.id, EMAILS["annotator"])
         assignment, assignment_db_id = {"annotator": asg[0].public_id}, asg[0].id
         if state != "open":
-            update_settings(db.session.get(TestSet, ts.id), deadline=utcnow() - timedelta(hours=1), opens_at=None,
+            update_settings(db.session.get(TestSet, ts.id), deadline=utcnow() - timedelta(hours=1), opens_at=OPENED,
                             quota_per_day=None, quota_total=None, document_level_allowed=False,
                             released=state == "released", references_public=False)
         if state in ("campaign_released", "released"):
@@ -189,11 +208,45 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
     world = AccessWorld(app=app, state=state, testset_id=ts.id, subs=subs, users=users, tokens=tokens,
                         campaign_id=camp.id, invite_id=invite_id, invite_secret=secret, assignment=assignment,
                         annotator_ids=annotator_ids, assignment_db_id=assignment_db_id, token_ids=token_ids,
-                        team_ids=team_ids, db_path=db_path)
+                        team_ids=team_ids, db_path=db_path, rubric_campaign_id=rubric_campaign_id, judge_id=judge_id,
+                        judge_record_id=judge_record_id)
     app.extensions["enface_db"][0].dispose()
     world.snapshot = db_path.with_suffix(".snapshot")
     shutil.copyfile(db_path, world.snapshot)
     return world
+
+
+def _judged_rubric_campaign(testset_id: int, subs: dict[str, int], users: dict[str, int]) -> tuple[int, int, int]:
+    """A started rubric campaign (both systems, ``annotator`` in it) whose judge has judged every item,
+    against a scripted endpoint that is gone afterwards (a second run has nothing left to ask it);
+    returns (campaign id, judge id, one JudgeItem id)."""
+    from enface.campaigns import services as camp_svc
+    from enface.campaigns.protocol import protocol_of
+    from enface.extensions import db
+    from enface.judges.models import JudgeItem
+    from enface.judges.running import run_judge, tasks_of
+    from enface.judges.setup import JudgeInput, add_judge
+    from enface.models import TestSet, User
+    from sqlalchemy import select
+
+    from humaneval.judge.demo_script import demo_script
+    from humaneval.judge.scripted import ScriptedServer
+
+    testset = db.session.get(TestSet, testset_id)
+    camp = camp_svc.create_campaign(db.session.get(User, users["organizer"]), testset, protocol_of("rubric").campaign_input(
+        name="Canary rubric", submission_ids=list(subs.values()), redundancy=1, seed=3, testset=testset))
+    camp_svc.add_annotator(camp, db.session.get(User, users["annotator"]))
+    camp_svc.start_campaign(camp_svc.get_campaign(camp.id))
+    items = [task["item"] for _item, task in tasks_of(camp_svc.get_campaign(camp.id))]
+    assert items, "the rubric campaign has no judge tasks: is the phenomenon tagged?"
+    with ScriptedServer(demo_script(items, api_key=JUDGE_KEY_CANARY, latency=0)) as server:
+        judge = add_judge(camp_svc.get_campaign(camp.id), JudgeInput(
+            base_url=server.base_url, model="scripted", name="Canary judge", api_key=JUDGE_KEY_CANARY, timeout=5))
+        judge_id = judge.id
+        out = run_judge(judge_id)
+    assert out["state"] == "done" and out["failed"] == 0, out
+    record_id = db.session.scalar(select(JudgeItem.id).where(JudgeItem.judge_id == judge_id).limit(1))
+    return camp.id, judge_id, record_id
 
 
 def login_client_for(app, email: str | None):

@@ -7,10 +7,7 @@ systems behind the texts they are judging (annotators never see system names).
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
-from ..campaigns.models import Campaign, CampaignAnnotator
-from ..extensions import db
+from ..campaigns.services import annotating_blind
 from ..models import TestSet, User
 from ..services import NotFound, ServiceError
 
@@ -19,22 +16,12 @@ def is_organizer(user: User | None) -> bool:
     return user is not None and getattr(user, "is_authenticated", False) and user.is_organizer
 
 
-def annotating_blind(user: User | None, ts: TestSet) -> bool:
-    """Whether ``user`` annotates in a started, unreleased campaign on this test set."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return False
-    return db.session.scalar(
-        select(CampaignAnnotator.id).join(Campaign, CampaignAnnotator.campaign_id == Campaign.id)
-        .where(CampaignAnnotator.user_id == user.id, Campaign.testset_id == ts.id,
-               Campaign.state.in_(("open", "closed"))).limit(1)) is not None
-
-
 def check_browse(user: User | None, ts: TestSet) -> None:
     """Raises NotFound before release (for all but organizers), 403 for an annotator still judging it."""
     if is_organizer(user):
         return
     if not ts.released:
         raise NotFound("output browser (the results are not released yet)")
-    if annotating_blind(user, ts):
+    if annotating_blind(user, ts.id):
         raise ServiceError("blind", "you annotate in a human evaluation of this test set that is still running: "
                            "its outputs open to you once it is released", 403)

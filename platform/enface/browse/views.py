@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import render_template, request
 from flask_login import current_user
 
-from ..services import ServiceError
+from ..services import NotFound, ServiceError
 from . import bp
 from .context import browse_context
 from .diff import similarity, word_diff
@@ -36,10 +36,10 @@ def document(testset_id: int, name: str):
     chosen = _chosen_systems(b, request.args.getlist("sys"))
     flt = SpanFilter.from_args(request.args)
     flt.doc = doc.name
-    evidence = [e for e in testset_evidence(testset_id) if e["document"] == doc.name]
+    evidence = [e for e in testset_evidence(testset_id) if e["document"] == doc.name and b.may_see(e)]
     shown = [e for e in evidence if flt.matches(e)]
     lines = document_lines(doc, chosen)
-    keys = [f"ref{n}" for n in range(1, b.ts.num_refs + 1)] + [str(s) for s in chosen]
+    keys = b.ref_keys + [str(s) for s in chosen]
     by_cell: dict[tuple[str, int], list[dict]] = {}
     for e in shown:
         if e["seg"] is not None:
@@ -59,12 +59,15 @@ def document(testset_id: int, name: str):
 def diff(testset_id: int):
     b = browse_context(current_user, testset_id)
     doc = get_document(b.ts, request.args.get("doc", b.ts.documents[0].name if b.ts.documents else ""))
-    default = [str(r["submission_id"]) for r in b.systems[:2]]
-    a = request.args.get("a") or (default[0] if default else "ref1")
-    c = request.args.get("b") or (default[1] if len(default) > 1 else "ref1")
+    default = ([str(r["submission_id"]) for r in b.systems] + b.ref_keys)[:2]
+    if not default:
+        raise NotFound("versions to compare (no system, no reference you may read)")
+    a = request.args.get("a") or default[0]
+    c = request.args.get("b") or default[-1]
     for key in (a, c):
         if key not in b.names:
-            raise ServiceError("invalid_field", f"unknown version {key[:40]!r}: give a system's id or ref1/ref2", 400,
+            raise ServiceError("invalid_field", f"unknown version {key[:40]!r}: give the id of a system you "
+                               "may see, or ref1/ref2 where the references are public", 400,
                                {"field": "a" if key == a else "b"})
     ids = [int(k) for k in (a, c) if k.isdigit()]
     rows = []
@@ -81,7 +84,7 @@ def diff(testset_id: int):
 def spans(testset_id: int):
     b = browse_context(current_user, testset_id)
     flt = SpanFilter.from_args(request.args)
-    evidence = [e for e in testset_evidence(testset_id) if _visible(b, e)]
+    evidence = [e for e in testset_evidence(testset_id) if b.may_see(e)]
     shown = [e for e in evidence if flt.matches(e)]
     texts = _span_texts(b, shown[:MAX_SPANS])
     rows = []
@@ -115,11 +118,6 @@ def _chosen_systems(b, requested: list[str]) -> list[int]:
     return ids or visible[:2]
 
 
-def _visible(b, e: dict) -> bool:
-    """Evidence on a system the user may not see (not on the frozen board, say) is left out."""
-    return e.get("submission_id") is None or e["submission_id"] in b.visible_ids
-
-
 def _span_texts(b, shown: list[dict]) -> dict[tuple[str, str, int], str]:
     """{(document, version key or "source", line): text} for the spans listed."""
     out: dict[tuple[str, str, int], str] = {}
@@ -134,7 +132,8 @@ def _span_texts(b, shown: list[dict]) -> dict[tuple[str, str, int], str]:
         for ln in document_lines(doc, sorted(ids)):
             out[(name, "source", ln["position"])] = ln["source"]
             for n, ref in enumerate(ln["refs"], 1):
-                out[(name, f"ref{n}", ln["position"])] = ref
+                if f"ref{n}" in b.ref_keys:
+                    out[(name, f"ref{n}", ln["position"])] = ref
             for sid, text in ln["outputs"].items():
                 out[(name, str(sid), ln["position"])] = text
     return out

@@ -270,10 +270,17 @@ def is_organizer() -> bool:
 
 def readable(campaign_id: int):
     """Organizers always; everyone else only once the campaign is released *and* its test set is: a campaign's
-    results name systems and teams and quote their outputs, which stay private until the test set's release."""
+    results name systems and teams and quote their outputs, which stay private until the test set's release.
+    An annotator still judging the test set's outputs blind in another campaign waits for that one too (403,
+    as in the output browser)."""
     campaign = svc.get_campaign(campaign_id)
-    if not is_organizer() and not svc.results_public(campaign):
+    if is_organizer():
+        return campaign
+    if not svc.results_public(campaign):
         abort(404)
+    if svc.annotating_blind(current_user, campaign.testset_id):
+        raise ServiceError("blind", "you annotate in a human evaluation of this test set that is still running: "
+                           "its results open to you once that evaluation is released", 403)
     return campaign
 
 

@@ -11,7 +11,7 @@ PAGES = ["/browse/{ts}", "/browse/{ts}/doc/river.1", "/browse/{ts}/diff?doc=rive
          "/browse/{ts}/downloads", "/browse/{ts}/downloads/release.zip"]
 
 
-def _release_testset(world, released=True):
+def _release_testset(world, released=True, references_public=None):
     from enface.extensions import db
     from enface.models import TestSet
     from enface.services.testsets import note_leaderboard_change
@@ -19,6 +19,8 @@ def _release_testset(world, released=True):
     with world.ctx(), db.write():
         ts = db.session.get(TestSet, world.testset_id)
         ts.released = released
+        if references_public is not None:
+            ts.references_public = references_public
         ts.scores_version = TestSet.scores_version + 1
         note_leaderboard_change(db.session, ts.id)   # this process's leaderboard reads it again
 
@@ -76,7 +78,7 @@ def test_an_annotator_of_a_running_campaign_sees_no_system_names(world):
 
 def test_document_page_shows_source_references_and_systems_en_face(world):
     ts = world.testset_id
-    _release_testset(world)
+    _release_testset(world, references_public=True)
     anon = world.client()
     zephyr, walrus = world.subs["zephyr-mt"], world.subs["walrus-baseline"]
     html = anon.get(f"/browse/{ts}/doc/river.1?sys={zephyr}&sys={walrus}").get_data(as_text=True)
@@ -89,6 +91,31 @@ def test_document_page_shows_source_references_and_systems_en_face(world):
     assert anon.get(f"/browse/{ts}/doc/river.1?sys=999999").status_code == 200
     assert anon.get(f"/browse/{ts}/doc/nope").status_code == 404
     assert anon.get(f"/browse/{ts}/diff?doc=river.1&a=999999&b=ref1").status_code == 400
+
+
+def test_private_references_stay_private_after_release(world):
+    """Release opens the outputs, not the references: those follow the test set's own "references public"
+    setting, as the test set's page and the release bundle do (the access matrix found them in the browser)."""
+    ts = world.testset_id
+    _release_testset(world, references_public=False)
+    anon, team = world.client(), world.client("alder-ann@example.org")
+    zephyr, walrus = world.subs["zephyr-mt"], world.subs["walrus-baseline"]
+    reference = "ref 0"        # the world's references read "ref <n> ..."
+    for client in (anon, team):
+        html = client.get(f"/browse/{ts}/doc/river.1?sys={zephyr}&sys={walrus}").get_data(as_text=True)
+        assert "The old ferryman rowed slowly across the grey river." in html and "Der alte Fährmann" in html
+        assert reference not in html and "reference 1" not in html
+        heads = re.findall(r"<th>(?:<a [^>]*>)?([^<]+)", html.split("<tbody>")[0].split('class="enface"')[1])
+        assert heads == ["Source", "zephyr-mt", "walrus-baseline"]
+        diff = client.get(f"/browse/{ts}/diff?doc=river.1&a={zephyr}&b=ref1")
+        assert diff.status_code == 400 and reference not in diff.get_data(as_text=True)
+        assert "ref1" not in client.get(f"/browse/{ts}/diff?doc=river.1").get_data(as_text=True)
+    org = world.client("org@example.org")           # organizers read them as before
+    assert reference in org.get(f"/browse/{ts}/doc/river.1").get_data(as_text=True)
+    assert org.get(f"/browse/{ts}/diff?doc=river.1&a={zephyr}&b=ref1").status_code == 200
+    _release_testset(world, references_public=True)
+    assert anon.get(f"/browse/{ts}/diff?doc=river.1&a={zephyr}&b=ref1").status_code == 200
+    assert reference in anon.get(f"/browse/{ts}/doc/river.1").get_data(as_text=True)
 
 
 def test_spans_overlay_and_filters(world):

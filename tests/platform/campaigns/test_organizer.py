@@ -319,6 +319,28 @@ def test_error_chart_and_exports_after_release(world):
         assert client.get(f"/campaigns/{cid}/results/data.json").get_json()["systems"] == snap["systems"]
 
 
+def test_an_annotator_judging_blind_waits_for_released_results(world):
+    """A released campaign's results and exports tie system names to their texts: an annotator of another,
+    still running campaign on the same test set gets 403 (as in the output browser) until that one is
+    released; everyone else reads them (the access matrix found the export open to that annotator)."""
+    from tests.support.campaigns import annotate_all
+
+    done = new_campaign(world, annotators=("ann1@example.org",), redundancy=1)
+    annotate_all(world, done, annotators=("ann1@example.org",), release=True)
+    set_testset_released(world)
+    running = new_campaign(world, annotators=("ann2@example.org",), redundancy=1, seed=11)
+    urls = [f"/campaigns/{done}/{page}" for page in ("export.tsv", "export.json", "results", "results/data.json",
+                                                     "errors.svg")]
+    blind, other, anon = world.client("ann2@example.org"), world.client("ann1@example.org"), world.client()
+    for url in urls:
+        r = blind.get(url)
+        assert r.status_code == 403, url
+        assert "zephyr-mt" not in r.get_data(as_text=True), url
+        assert other.get(url).status_code == 200 and anon.get(url).status_code == 200, url
+    annotate_all(world, running, annotators=("ann2@example.org",), release=True)
+    assert all(blind.get(url).status_code == 200 for url in urls)
+
+
 def test_pages_do_not_query_per_row(world):
     """The dashboard and the annotator's list of items read in a fixed number of queries."""
     from sqlalchemy import event

@@ -18,20 +18,32 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.access_matrix import Cell, app_cells, build_url, leaks, request
+from tests.support.access_matrix import Cell, app_cells, build_url, leaks, readable_body, request
 from tests.support.access_world import ROLES, STATES, build_access_world, login_client
 
 ADMIN = "302 404 404 404 200 200"          # organizers and admins; others are told there is nothing here
 ADMIN_POST = "302 404 404 404 302 302"
 LOGGED_IN = "302 200 200 200 200 200"
 EVERYONE = "200 200 200 200 200 200"
+# Actions hard to take back answer a form without confirmed=yes with the page that asks first (confirm.py):
+# 200 for whoever may act (team A before the deadline, on its own submission), the usual refusals otherwise.
+CONFIRM = "302 404 404 404 200 200"
 ANNOTATOR_ITEM = "401 404 404 200 404 404"    # only the annotator who holds the item writes to it
 AFTER_RELEASE = {"campaign_released": "401 404 404 409 404 404", "released": "401 404 404 409 404 404"}
 # Campaign results follow the test set's visibility (finding 1): hidden until the test set is
-# released; a participant may see a page of their own rows (200) but never another team's.
+# released; a participant may see a page of their own rows (200) but never another team's. After
+# release the annotator still judging blind (the world's running rubric campaign) waits: 403.
 CAMPAIGN_RESULTS = ("404 404 404 404 200 200", {"campaign_released": "404 404|200 404|200 404 200 200",
-                                                  "released": EVERYONE})
+                                                  "released": "200 200 200 403 200 200"})
 LEADERBOARD = ("404 200 200 404 200 200", {"released": EVERYONE})   # participants see their own rows early
+# What compares teams (head-to-head, the paper's tables) or every system against the humans (meta-evaluation):
+# organizers before release, everyone after; a team's own rows alone compare nothing, so teams get 404 too.
+RANKINGS = ("404 404 404 404 200 200", {"released": EVERYONE})
+# The output browser and the release downloads: organizers always, the others after release, except an
+# annotator still judging blind in a running campaign on the test set (the world's rubric campaign): 403.
+BROWSE = ("404 404 404 404 200 200", {"released": "200 200 200 403 200 200"})
+BROWSE_ORGANIZER_POST = "302 403 403 403 302 302"    # freeze, licence: login first, then organizers only
+JUDGE_PAGE = ADMIN                    # LLM judges: organizers only, as every campaign page
 
 EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /": EVERYONE,
@@ -45,6 +57,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /admin/testsets/import": ADMIN,
     "POST /admin/testsets/import": "302 404 404 404 400 400",
     "GET /admin/users": ADMIN,
+    "POST /admin/testsets/<int:testset_id>/phenomena": "302 404 404 404 400 400",   # 400: no file
     "POST /admin/users/<int:user_id>/reset-link": ADMIN,
     "POST /admin/users/<int:user_id>/role": ADMIN_POST,
     "GET /annotate/": LOGGED_IN,
@@ -84,6 +97,16 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /auth/tokens": LOGGED_IN,
     "POST /auth/tokens": LOGGED_IN,
     "POST /auth/tokens/<int:token_id>/revoke": "302 302 404 404 404 404",   # team A's token
+    "GET /browse/<int:testset_id>": BROWSE,
+    "GET /browse/<int:testset_id>/diff": BROWSE,
+    "GET /browse/<int:testset_id>/doc/<path:name>": BROWSE,
+    "GET /browse/<int:testset_id>/downloads": BROWSE,
+    "GET /browse/<int:testset_id>/downloads/<path:path>": BROWSE,
+    "GET /browse/<int:testset_id>/downloads/release.zip": BROWSE,
+    "GET /browse/<int:testset_id>/spans": BROWSE,
+    "GET /browse/<int:testset_id>/system/<int:submission_id>": BROWSE,
+    "POST /browse/<int:testset_id>/freeze": BROWSE_ORGANIZER_POST,
+    "POST /browse/<int:testset_id>/licence": BROWSE_ORGANIZER_POST,
     "GET /campaigns/": ADMIN,
     "GET /campaigns/<int:campaign_id>": ADMIN,
     "POST /campaigns/<int:campaign_id>/annotators": ADMIN_POST,
@@ -91,15 +114,22 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /campaigns/<int:campaign_id>/assignments/<int:assignment_id>/reopen": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/delete": ADMIN_POST,
     "GET /campaigns/<int:campaign_id>/errors.svg": CAMPAIGN_RESULTS,
+    "GET /campaigns/<int:campaign_id>/judges": JUDGE_PAGE,
+    "POST /campaigns/<int:campaign_id>/judges": "302 404 404 404 400 400",     # 400: no base URL, no model
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>": JUDGE_PAGE,
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/compare": JUDGE_PAGE,
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/items/<int:record_id>": JUDGE_PAGE,
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/progress.json": JUDGE_PAGE,
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/run": ADMIN_POST,   # every item judged already
     "GET /campaigns/<int:campaign_id>/export.<fmt>": CAMPAIGN_RESULTS,
     "POST /campaigns/<int:campaign_id>/invites": (ADMIN, {"campaign_released": ADMIN_POST, "released": ADMIN_POST}),
     "POST /campaigns/<int:campaign_id>/invites/<int:invite_id>/revoke": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/rebalance": ADMIN_POST,
-    "POST /campaigns/<int:campaign_id>/release": ADMIN_POST,
+    "POST /campaigns/<int:campaign_id>/release": CONFIRM,
     "GET /campaigns/<int:campaign_id>/results": CAMPAIGN_RESULTS,
     "GET /campaigns/<int:campaign_id>/results.json": ADMIN,
     "GET /campaigns/<int:campaign_id>/results/data.json": CAMPAIGN_RESULTS,
-    "POST /campaigns/<int:campaign_id>/start": ADMIN_POST,
+    "POST /campaigns/<int:campaign_id>/start": CONFIRM,
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
@@ -111,16 +141,23 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /leaderboard/<int:testset_id>.csv": LEADERBOARD,
     "GET /leaderboard/<int:testset_id>.json": LEADERBOARD,
     "GET /leaderboard/<int:testset_id>.signatures.csv": LEADERBOARD,
+    "GET /leaderboard/<int:testset_id>/head-to-head": RANKINGS,
+    "GET /leaderboard/<int:testset_id>/meta": RANKINGS,
+    "GET /leaderboard/<int:testset_id>/meta.json": RANKINGS,
+    "GET /leaderboard/<int:testset_id>/table-<which>.<fmt>": RANKINGS,
     # an MQM campaign's id: the reader's design is not there (404) for anyone logged in
     "GET /protocols/reader/campaigns/<int:campaign_id>/design.json": "302 404 404 404 404 404",
     "GET /protocols/reader/static/<path:filename>": EVERYONE,
+    "GET /protocols/rubric/static/<path:filename>": EVERYONE,
     "GET /static/<path:filename>": EVERYONE,
     "GET /submissions": LOGGED_IN,
     "GET /submissions/<int:submission_id>": ("404 200 404 404 200 200", {"released": EVERYONE}),
     "POST /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",
-                                                      {"released": "302 302 403 403 403 403"}),
+                                                      {"open": "302 200 404 404 403 403",
+                                                       "released": "302 302 403 403 403 403"}),
     "POST /submissions/<int:submission_id>/withdraw": ("302 302 404 404 403 403",
-                                                       {"released": "302 302 403 403 403 403"}),
+                                                       {"open": "302 200 404 404 403 403",
+                                                        "released": "302 302 403 403 403 403"}),
     "GET /team/": LOGGED_IN,
     "POST /team/create": "302 302 302 302 302 302",
     "POST /team/invite-code": "302 403 403 403 403 403",    # captains only; the world has none
@@ -200,7 +237,7 @@ def test_access(matrix, state: str, cell: Cell, role: str):
         pytest.fail(f"{cell.id}: no entry in EXPECTED")
     world, clients = matrix(state)
     resp = request(world, clients[role], role, cell)
-    body = resp.get_data().decode("utf-8", "replace")
+    body = readable_body(resp)
     if cell.method != "GET":
         if resp.status_code < 400:     # it may have changed the world: put it back, log in afresh
             world.restore()
@@ -218,11 +255,14 @@ def test_access(matrix, state: str, cell: Cell, role: str):
 def test_the_canaries_show_where_they_may(matrix):
     """The control of the leak checks: each canary is in the pages of those allowed to read it, so a
     body without it means hidden, not misspelt."""
-    from tests.support.access_world import EMAILS, OUTPUT_CANARY, REF_CANARY, SYSTEM
+    from tests.support.access_world import EMAILS, JUDGE_KEY_CANARY, OUTPUT_CANARY, REF_CANARY, SYSTEM
 
     world, clients = matrix("open")
     page = clients["organizer"].get(f"/submissions/{world.subs['team_a']}").get_data(as_text=True)
-    assert SYSTEM["team_a"] in page and EMAILS["team_a"] in page
+    assert SYSTEM["team_a"] in page        # (its timeline names the team, not the e-mail, even for organizers)
+    assert EMAILS["team_a"] in clients["organizer"].get("/admin/users").get_data(as_text=True)
+    assert JUDGE_KEY_CANARY not in clients["organizer"].get(
+        f"/campaigns/{world.rubric_campaign_id}/judges/{world.judge_id}").get_data(as_text=True)
     assert SYSTEM["team_a"] in clients["team_a"].get("/submissions").get_data(as_text=True)
     item = clients["annotator"].get(f"/annotate/api/items/{world.assignment['annotator']}").get_data(as_text=True)
     assert any(OUTPUT_CANARY[t] in item for t in ("team_a", "team_b"))

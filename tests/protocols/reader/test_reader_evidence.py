@@ -46,8 +46,16 @@ def test_released_highlights_show_in_the_browser(world, clock):
     assert sorted((next(k for k, v in versions.items() if v == (e["submission_id"], e["reference"])),
                    e["category"], e["text"]) for e in ev) == expected
     with world.ctx(), db.write():
-        db.session.get(TestSet, ts).released = True
+        db.session.get(TestSet, ts).released = True        # the references stay private (the default)
     anon = world.client()
+    html = anon.get(f"/browse/{ts}/spans?category=poor").get_data(as_text=True)
+    shown = re.findall(r'<tr class="span-row"[^>]*>\s*<td><a [^>]*>([^<]+)</a>', html)
+    # highlights quote their text: those on the private reference are left out, the system's are there
+    assert sorted(shown) == sorted("nightjar-mt" for v, label, _t in expected if label == "poor" and v == "2")
+    with world.ctx(), db.write():
+        found = db.session.get(TestSet, ts)
+        found.references_public = True
+        found.scores_version = TestSet.scores_version + 1     # (the anonymous page cache follows it)
     html = anon.get(f"/browse/{ts}/spans?category=poor").get_data(as_text=True)
     rows = re.findall(r'<tr class="span-row"', html)
     assert len(rows) == sum(1 for _v, label, _t in expected if label == "poor")

@@ -30,6 +30,7 @@ from .annotating import (
 )
 from .common import GROUPS, UUID_RE, bad, fmt_ms, int_field, number, str_field, whole_number
 from .lifecycle import (
+    annotating_blind,
     annotators_without_items,
     attach_to_leaderboard,
     counterbalanced_pairs,

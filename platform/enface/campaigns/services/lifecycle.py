@@ -234,6 +234,19 @@ def results_public(campaign: Campaign) -> bool:
     return campaign.state == "released" and bool(campaign.testset.released)
 
 
+def annotating_blind(user, testset_id: int) -> bool:
+    """Whether ``user`` annotates in a started, unreleased campaign on this test set: such an annotator
+    judges outputs without their systems' names, so nothing may tie the two for them (the output
+    browser, the release bundle, a released campaign's results and exports) until that campaign is
+    released, even after the test set's own release."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    return db.session.scalar(
+        select(CampaignAnnotator.id).join(Campaign, CampaignAnnotator.campaign_id == Campaign.id)
+        .where(CampaignAnnotator.user_id == user.id, Campaign.testset_id == testset_id,
+               Campaign.state.in_(("open", "closed"))).limit(1)) is not None
+
+
 def finished_work(campaign: Campaign) -> tuple[int, int]:
     """(assignments with finished work, all assignments): finished items, or items whose first part
     (a stage) is done, since a protocol with stages has results before its last stage."""
