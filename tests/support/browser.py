@@ -70,16 +70,38 @@ def chromium():
             browser.close()
 
 
-def login_page(browser, base: str, email: str, password: str, errors: list[str] | None = None,
-               viewport: tuple[int, int] = (1400, 900)):
-    """(context, page) of a new browser context logged in as ``email``; page errors go to ``errors``."""
-    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-    page = ctx.new_page()
-    if errors is not None:
-        page.on("pageerror", lambda e: errors.append(str(e)))
+# how chromium logs a 4xx answer in the console: a refusal a test provokes on purpose, not a page error
+FAILED_4XX = "Failed to load resource: the server responded with a status of 4"
+
+
+def log_in(page, base: str, email: str, password: str, wait: str = "networkidle") -> None:
+    """Sends the login form on ``page`` and waits for the page it leads to (``wait``: the load state)."""
     page.goto(f"{base}/auth/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", password)
     page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state(wait)
+
+
+def login_page(browser, base: str, email: str, password: str, errors: list[str] | None = None,
+               viewport: tuple[int, int] = (1400, 900), console: bool = False):
+    """(context, page) of a new browser context logged in as ``email``; page errors go to ``errors``, and with
+    ``console`` the console's errors too (but for 4xx answers, see :data:`FAILED_4XX`)."""
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = ctx.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        if console:
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error"
+                    and not m.text.startswith(FAILED_4XX) else None)
+    log_in(page, base, email, password)
     return ctx, page
+
+
+def screenshots(prefix: str, full: bool = False):
+    """A ``shot(page, name, full=full)`` that saves the page to tests/artifacts/<prefix>-<name>.png (``full``:
+    the whole page, not only the viewport)."""
+    def shot(page, name: str, full: bool = full) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{prefix}-{name}.png"), full_page=full)
+    return shot

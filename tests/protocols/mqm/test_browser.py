@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import chromium, live_server, login_page, screenshots
 from tests.support.campaigns import (
     PASSWORD,
     SYSTEMS,
@@ -52,21 +52,12 @@ def browser():
 
 
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 800})
-    page = ctx.new_page()
-    ctx.on("weberror", lambda e: ERRORS.append(str(e.error)))
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    ctx, page = login_page(browser, base, email, PASSWORD, ERRORS, (1366, 800))
+    ctx.on("weberror", lambda e: ERRORS.append(str(e.error)))   # also the context's other pages
     return ctx, page
 
 
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"mqm-{name}.png"), full_page=False)
+shot = screenshots("mqm")
 
 
 ERRORS: list[str] = []   # JavaScript errors seen by any page: every test asserts there are none

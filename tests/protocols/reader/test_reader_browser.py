@@ -17,7 +17,7 @@ import pytest
 from reader_api import Book
 from reader_helpers import PASSWORD, books_of, build_reader_world, new_study
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import chromium, live_server, login_page, screenshots
 
 pytestmark = pytest.mark.browser
 
@@ -57,23 +57,11 @@ def _no_js_errors():
 
 
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 860})
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    # (refusals the test provokes, a wrong passphrase and the locked page, are logged as failed loads)
-    page.on("console", lambda m: ERRORS.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource: the server responded with a status of 4") else None)
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
-    return ctx, page
+    # (refusals the test provokes, a wrong passphrase and the locked page, are logged as failed loads: ignored)
+    return login_page(browser, base, email, PASSWORD, ERRORS, (1366, 860), console=True)
 
 
-def shot(page, name, full=False):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"reader-{name}.png"), full_page=full)
+shot = screenshots("reader")
 
 
 def ready(page):

@@ -15,7 +15,7 @@ import time
 import pytest
 from rubric_helpers import PASSWORD, annotator_assignments, build_rubric_world, items_of, new_rubric
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import chromium, live_server, login_page, screenshots
 
 pytestmark = pytest.mark.browser
 
@@ -52,22 +52,10 @@ def _no_js_errors():
 
 
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    page.on("console", lambda m: ERRORS.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource: the server responded with a status of 4") else None)
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
-    return ctx, page
+    return login_page(browser, base, email, PASSWORD, ERRORS, (1280, 900), console=True)
 
 
-def shot(page, name, full=True):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rubric-{name}.png"), full_page=full)
+shot = screenshots("rubric", full=True)
 
 
 def open_item(page, base, public_id):

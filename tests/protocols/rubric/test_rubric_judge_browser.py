@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from humaneval.judge.demo_script import demo_script
 from humaneval.judge.scripted import ScriptedServer
-from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
+from tests.support.browser import chromium, live_server, login_page, screenshots
 
 pytestmark = pytest.mark.browser
 KEY = "sk-e2e-rubric-judge-S3CRET"
@@ -21,9 +21,7 @@ def login(browser, base, email, errors):
     return login_page(browser, base, email, PASSWORD, errors)
 
 
-def shot(page, name, full=True):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rubric-judge-{name}.png"), full_page=full)
+shot = screenshots("rubric-judge", full=True)
 
 
 def test_keyboard_scores_and_a_judge_side_by_side(db_template, tmp_path):
