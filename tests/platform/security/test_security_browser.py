@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, live_server, log_in, screenshots
+from tests.support.browser import live_server, log_in, screenshots
 from tests.support.campaigns import PASSWORD, annotate_all, build_world, new_campaign
 
 pytestmark = pytest.mark.browser
@@ -16,12 +16,6 @@ def live(db_template, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("security-browser")
     with live_server(db_template, tmp) as (base, app, _url):
         yield base, build_world(app, tmp)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 shot = screenshots("security")
