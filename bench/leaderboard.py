@@ -1,10 +1,13 @@
-"""Leaderboard throughput: 50 concurrent clients against a real gunicorn, as a ratio to a static file.
+"""Leaderboard and output-browser throughput: 50 concurrent clients against a real gunicorn, as a ratio
+to a static file.
 
 Sets up the demo (``enface demo --once`` in a fresh data folder: the demo systems
-submitted, scored and released), computes the test set's automatic clusters, then
-starts gunicorn exactly as ``enface serve`` does (2 workers, gthread, 4 threads) and
-drives every target of :data:`TARGETS` with 50 clients (2 processes x 25 threads,
-keep-alive connections), in rounds so that all targets see the same machine:
+submitted, scored and released, the finished MQM campaign imported and released),
+computes the test set's automatic clusters, then starts gunicorn exactly as
+``enface serve`` does (``enface.commands.serve.gunicorn_cmd``: 2 gthread workers,
+4 threads) and drives every target of :data:`TARGETS` (the leaderboard and the
+output browser's pages) with 50 clients (2 processes x 25 threads), in rounds so
+that all targets see the same machine:
 
     python bench/leaderboard.py [--seconds 10] [--clients 50] [--compare-with /work/main]
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import multiprocessing as mp
 import os
 import re
@@ -34,12 +38,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]   # ahead of bench/, whose scoring.py is not the library
+from enface.commands.serve import gunicorn_cmd  # noqa: E402  (the options `enface serve` runs gunicorn with)
 
-#: (name, path, a string every response must contain); {ts} is the demo test set's id. One line per page.
+#: (name, path, a string every response must contain); {ts} is the demo test set's id, {lantern-nmt} and
+#: {inkstone-llm} are the submission ids of those demo systems. One line per page.
 TARGETS = [
     ("static style.css", "/static/style.css", "table.leaderboard"),
     ("leaderboard", "/leaderboard/{ts}", 'id="auto-clusters"'),
     ("head-to-head (BLEU)", "/leaderboard/{ts}/head-to-head?metric=bleu", 'id="head-to-head"'),
+    ("browser: document en face", "/browse/{ts}/doc/jade-lantern.1?sys={lantern-nmt}&sys={inkstone-llm}",
+     'id="choose-systems"'),
+    ("browser: diff", "/browse/{ts}/diff?doc=jade-lantern.1&a={lantern-nmt}&b={inkstone-llm}", 'id="diff-form"'),
+    ("browser: MQM spans, filtered", "/browse/{ts}/spans?system={inkstone-llm}&severity=Major", 'id="spans"'),
+    ("browser: scores by document", "/browse/{ts}/system/{lantern-nmt}?metric=bleu", 'id="doc-scores"'),
 ]
 
 
@@ -49,29 +61,33 @@ def _env(data: Path, code: Path) -> dict:
     return env
 
 
-def setup_demo(data: Path) -> int:
-    """The demo in ``data``; returns its test set's id once its clusters are computed."""
+def setup_demo(data: Path) -> dict[str, int]:
+    """The demo in ``data``; once its clusters are computed, returns what :data:`TARGETS` fills in: the
+    test set's id (``ts``) and the submission id of every demo system, by system name."""
     env = _env(data, ROOT)
     proc = subprocess.run([sys.executable, "-m", "enface.commands", "demo", "--once", "--port", str(free_port())],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         raise SystemExit(f"enface demo failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     ts = int(re.search(r"/leaderboard/(\d+)", proc.stdout).group(1))
-    code = ("from enface import create_app\nfrom enface.services import auto_ranking\n"
-            f"app = create_app()\nwith app.app_context():\n    print(auto_ranking.run({ts}))\n")
+    code = ("import json\nfrom sqlalchemy import select\nfrom enface import create_app\n"
+            "from enface.extensions import db\nfrom enface.models import Submission\n"
+            "from enface.services import auto_ranking\n"
+            f"app = create_app()\nwith app.app_context():\n    print(auto_ranking.run({ts}))\n"
+            f"    print(json.dumps(dict(db.session.execute(select(Submission.system_name, Submission.id)"
+            f".where(Submission.testset_id == {ts})).all())))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=600)
-    if done.returncode != 0 or done.stdout.strip().splitlines()[-1] not in ("stored", "current"):
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or len(lines) < 2 or lines[-2] not in ("stored", "current"):
         raise SystemExit(f"computing the clusters failed:\n{done.stdout}\n{done.stderr}")
-    return ts
+    return {"ts": ts, **json.loads(lines[-1])}
 
 
 def start_gunicorn(data: Path, code: Path, port: int) -> subprocess.Popen:
     """gunicorn with ``enface serve``'s options (2 gthread workers, 4 threads each), no access log."""
-    cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--worker-class",
-           "gthread", "--threads", "4", "--timeout", "120", "--access-logfile", "/dev/null", "--no-control-socket",
-           "enface:create_app()"]
-    server = subprocess.Popen(cmd, cwd=code, env=_env(data, code), stdout=subprocess.DEVNULL,
+    server = subprocess.Popen(gunicorn_cmd(f"127.0.0.1:{port}", 2, access_log="/dev/null"), cwd=code,
+                              env=_env(data, code), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -153,19 +169,20 @@ def main() -> int:
     args = parser.parse_args()
 
     tmp = None
-    if args.data and (args.data / "demo-logins.json").is_file():
+    if args.data and (args.data / "bench-ids.json").is_file():
         data = args.data
-        ts = int((args.data / "testset-id").read_text())
+        ids = json.loads((args.data / "bench-ids.json").read_text())
     else:
         data = args.data or Path(tmp := tempfile.mkdtemp(prefix="enface-bench-lb-"))
         t0 = time.perf_counter()
-        ts = setup_demo(data)
-        (data / "testset-id").write_text(str(ts))
+        ids = setup_demo(data)
+        (data / "bench-ids.json").write_text(json.dumps(ids))
         print(f"demo set up in {time.perf_counter() - t0:.0f} s (data in {data})")
+    ts = ids["ts"]
     servers, ports = [], {"this": free_port()}
     try:
         servers.append(start_gunicorn(data, ROOT, ports["this"]))
-        targets = [(name, ports["this"], path.format(ts=ts), marker) for name, path, marker in TARGETS]
+        targets = [(name, ports["this"], path.format_map(ids), marker) for name, path, marker in TARGETS]
         if args.compare_with:
             ports["today"] = free_port()
             servers.append(start_gunicorn(data, args.compare_with.resolve(), ports["today"]))

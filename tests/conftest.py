@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import DEMO
 
-pytest_plugins = ["tests.support.databases", "tests.support.fuzzing"]
+pytest_plugins = ["tests.support.databases", "tests.support.fuzzing", "tests.support.browser"]
 
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import chromium, live_server, log_in, screenshots
 from tests.support.campaigns import PASSWORD
 from tests.support.demo import build_demo
 
@@ -22,9 +22,7 @@ def live(db_template, tmp_path_factory):
         yield base, build_demo(app)
 
 
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"browse-{name}.png"), full_page=True)
+shot = screenshots("browse", full=True)
 
 
 def test_leaderboard_cell_evidence_diff_and_span_filter(live):
@@ -83,11 +81,7 @@ def test_leaderboard_cell_evidence_diff_and_span_filter(live):
         assert other.locator("tr.span-row").count() == len(sev)
         # the organizer sees freeze and licence controls on the downloads page
         org = browser.new_page(viewport={"width": 1400, "height": 900})
-        org.goto(f"{base}/auth/login")
-        org.fill("input[name=email]", "org@example.org")
-        org.fill("input[name=password]", PASSWORD)
-        org.press("input[name=password]", "Enter")
-        org.wait_for_load_state("load")
+        log_in(org, base, "org@example.org", PASSWORD, wait="load")
         org.goto(f"{base}/browse/{ts}/downloads")
         org.locator("#release-controls button[value=freeze]").click()
         org.wait_for_load_state("load")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, require_browser
+from tests.support.browser import ARTIFACTS, chromium, require_browser, screenshots
 from tests.support.testkit import PASSWORD, system_files, upload
 
 pytestmark = pytest.mark.browser
@@ -33,8 +33,7 @@ def site(make_app, live_server_factory):
     return server.url, world, ts, closed, first, second, broken
 
 
-def shot(page, name):
-    page.screenshot(path=str(ARTIFACTS / f"guard-{name}.png"), full_page=True)
+shot = screenshots("guard", full=True)
 
 
 def log_in(page, url):

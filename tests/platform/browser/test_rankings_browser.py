@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import chromium, live_server, login_page, screenshots
 from tests.support.campaigns import PASSWORD, SYSTEMS, annotate_all, build_world, new_campaign
 
 pytestmark = pytest.mark.browser
@@ -44,21 +44,12 @@ def live(db_template, tmp_path_factory):
 
 
 def _page(browser, base):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 900})
-    page = ctx.new_page()
     errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", "org@example.org")
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    ctx, page = login_page(browser, base, "org@example.org", PASSWORD, errors, (1366, 900))
     return ctx, page, errors
 
 
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rank-{name}.png"), full_page=True)
+_shot = screenshots("rank", full=True)
 
 
 def test_leaderboard_rankings_and_head_to_head(live):

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from humaneval.judge.scripted import ScriptedServer
-from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
+from tests.support.browser import chromium, live_server, login_page, screenshots
 from tests.support.campaigns import PASSWORD, build_world
 from tests.support.judge_protocol import judged_campaign
 
@@ -52,9 +52,7 @@ def human_scores(app, cid):
                                           "comment": ""}))
 
 
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"judge-{name}.png"), full_page=True)
+shot = screenshots("judge", full=True)
 
 
 def test_organizer_adds_runs_and_compares_a_judge(db_template, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import live_server, log_in, screenshots
 from tests.support.campaigns import PASSWORD, annotate_all, build_world, new_campaign
 
 pytestmark = pytest.mark.browser
@@ -18,23 +18,11 @@ def live(db_template, tmp_path_factory):
         yield base, build_world(app, tmp)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"security-{name}.png"), full_page=False)
+shot = screenshots("security")
 
 
 def _login(page, base, email, password=PASSWORD):
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", password)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    log_in(page, base, email, password)
 
 
 def test_release_on_an_unreleased_testset_says_it_waits(live, browser):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import live_server, login_page, screenshots, wait_for_saves
 from tests.support.campaigns import (
     PASSWORD,
     SYSTEMS,
@@ -45,28 +46,13 @@ def live(db_template, tmp_path_factory):
         yield base, build_world(app, tmp)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 800})
-    page = ctx.new_page()
-    ctx.on("weberror", lambda e: ERRORS.append(str(e.error)))
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
+    ctx, page = login_page(browser, base, email, PASSWORD, ERRORS, (1366, 800))
+    ctx.on("weberror", lambda e: ERRORS.append(str(e.error)))   # also the context's other pages
     return ctx, page
 
 
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"mqm-{name}.png"), full_page=False)
+shot = screenshots("mqm")
 
 
 ERRORS: list[str] = []   # JavaScript errors seen by any page: every test asserts there are none
@@ -84,14 +70,7 @@ def open_item(page, base, public_id):
     page.wait_for_selector("body[data-ready='1']", timeout=10000)
 
 
-def wait_saved(page, timeout=10.0):
-    """Until the page's save queue is empty (polled: the page's CSP forbids wait_for_function's eval)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if page.evaluate("() => window.enfaceAnnotate ? window.enfaceAnnotate.pending() : -1") == 0:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("changes not saved in time: " + page.inner_text("#save-status"))
+wait_saved = partial(wait_for_saves, pending="window.enfaceAnnotate ? window.enfaceAnnotate.pending() : -1")
 
 
 def read_to_end(page, timeout=30.0):

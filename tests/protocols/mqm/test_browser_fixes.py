@@ -1,8 +1,8 @@
-# ruff: noqa: F811  (the fixtures live, browser and _no_js_errors are imported from test_browser.py, and the
+# ruff: noqa: F811  (the fixtures live and _no_js_errors are imported from test_browser.py, and the
 # tests take them as arguments by those names, which ruff reads as redefinitions)
 """Real-browser tests of the fixes to "tried as a new user would, the MQM page produces wrong data".
 
-Same set-up as test_browser.py (its live server and chromium fixtures): no preselected severity,
+Same set-up as test_browser.py (its live server fixture; chromium from tests/support/browser.py): no preselected severity,
 severities told apart by colour and letter, a note only when asked for (J right after a severity
 moves on), categories offered by side, reading too fast reads nothing, the annotator's landing page
 and navigation, read-only banners. Screenshots go to tests/artifacts/ (mqm-4x-*.png).
@@ -16,7 +16,6 @@ import pytest
 from test_browser import (  # noqa: F401  (the fixtures: pytest finds them in this module's namespace)
     ERRORS,
     _no_js_errors,
-    browser,
     live,
     login,
     open_item,

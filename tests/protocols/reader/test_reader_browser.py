@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from functools import partial
 
 import pytest
 from reader_api import Book
 from reader_helpers import PASSWORD, books_of, build_reader_world, new_study
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import live_server, login_page, screenshots, twin_app, wait_for_saves
 
 pytestmark = pytest.mark.browser
 
@@ -26,24 +27,11 @@ ERRORS: list[str] = []
 
 @pytest.fixture(scope="module")
 def live(db_template, tmp_path_factory):
-    from enface import create_app
-    from enface.config import TestConfig
-
     tmp = tmp_path_factory.mktemp("reader-browser")
     with live_server(db_template, tmp) as (base, app, url):
         world = build_reader_world(app, tmp)
-        # a twin app on the same database without CSRF, for the test's own API calls (the browser has its token)
-        twin_dir = tmp / "twin"
-        twin_dir.mkdir()
-        world.api_app = create_app(TestConfig.for_dir(twin_dir, url))
-        yield base, world
-        world.api_app.extensions["enface_db"][0].dispose()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
+        with twin_app(tmp, url) as world.api_app:   # the test's own API calls, without CSRF
+            yield base, world
 
 
 @pytest.fixture(autouse=True)
@@ -57,23 +45,11 @@ def _no_js_errors():
 
 
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1366, "height": 860})
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    # (refusals the test provokes, a wrong passphrase and the locked page, are logged as failed loads)
-    page.on("console", lambda m: ERRORS.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource: the server responded with a status of 4") else None)
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
-    return ctx, page
+    # (refusals the test provokes, a wrong passphrase and the locked page, are logged as failed loads: ignored)
+    return login_page(browser, base, email, PASSWORD, ERRORS, (1366, 860), console=True)
 
 
-def shot(page, name, full=False):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"reader-{name}.png"), full_page=full)
+shot = screenshots("reader")
 
 
 def ready(page):
@@ -85,13 +61,8 @@ def open_book(page, base, public_id):
     ready(page)
 
 
-def wait_saved(page, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if page.evaluate("() => window.enfaceReader ? window.enfaceReader.pending() : -1") == 0:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("answers not saved in time: " + page.inner_text("#save-status"))
+wait_saved = partial(wait_for_saves, pending="window.enfaceReader ? window.enfaceReader.pending() : -1",
+                     what="answers")
 
 
 def reload(page):

@@ -10,12 +10,12 @@ results. Screenshots go to tests/artifacts/rubric-*.png.
 
 from __future__ import annotations
 
-import time
+from functools import partial
 
 import pytest
 from rubric_helpers import PASSWORD, annotator_assignments, build_rubric_world, items_of, new_rubric
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import live_server, login_page, screenshots, twin_app, wait_for_saves
 
 pytestmark = pytest.mark.browser
 
@@ -24,24 +24,11 @@ ERRORS: list[str] = []
 
 @pytest.fixture(scope="module")
 def live(db_template, tmp_path_factory):
-    from enface import create_app
-    from enface.config import TestConfig
-
     tmp = tmp_path_factory.mktemp("rubric-browser")
-    with live_server(db_template, tmp) as (base, app, url):
-        twin_dir = tmp / "twin"
-        twin_dir.mkdir()
-        twin = create_app(TestConfig.for_dir(twin_dir, url))   # the test's own calls, without CSRF
+    with live_server(db_template, tmp) as (base, app, url), twin_app(tmp, url) as twin:
         world = build_rubric_world(twin, annotators=1)
         cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1)
         yield base, world, cid
-        twin.extensions["enface_db"][0].dispose()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(autouse=True)
@@ -52,22 +39,10 @@ def _no_js_errors():
 
 
 def login(browser, base, email):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = ctx.new_page()
-    page.on("pageerror", lambda e: ERRORS.append(str(e)))
-    page.on("console", lambda m: ERRORS.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource: the server responded with a status of 4") else None)
-    page.goto(f"{base}/auth/login")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.press("input[name=password]", "Enter")
-    page.wait_for_load_state("networkidle")
-    return ctx, page
+    return login_page(browser, base, email, PASSWORD, ERRORS, (1280, 900), console=True)
 
 
-def shot(page, name, full=True):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rubric-{name}.png"), full_page=full)
+shot = screenshots("rubric", full=True)
 
 
 def open_item(page, base, public_id):
@@ -75,13 +50,7 @@ def open_item(page, base, public_id):
     page.wait_for_selector("#rubric[data-ready='1']", timeout=10000)
 
 
-def wait_saved(page, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if page.evaluate("() => window.enfaceRubric.pending()") == 0:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("scores not saved in time: " + page.inner_text("#save-status"))
+wait_saved = partial(wait_for_saves, pending="window.enfaceRubric.pending()", what="scores")
 
 
 def chosen(page, dimension, criterion):

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from humaneval.judge.demo_script import demo_script
 from humaneval.judge.scripted import ScriptedServer
-from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
+from tests.support.browser import chromium, live_server, login_page, screenshots, twin_app
 
 pytestmark = pytest.mark.browser
 KEY = "sk-e2e-rubric-judge-S3CRET"
@@ -21,20 +21,13 @@ def login(browser, base, email, errors):
     return login_page(browser, base, email, PASSWORD, errors)
 
 
-def shot(page, name, full=True):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rubric-judge-{name}.png"), full_page=full)
+shot = screenshots("rubric-judge", full=True)
 
 
 def test_keyboard_scores_and_a_judge_side_by_side(db_template, tmp_path):
-    from enface import create_app
-    from enface.config import TestConfig
-
     errors: list[str] = []
-    with live_server(db_template, tmp_path) as (base, _app, url), chromium() as browser:
-        twin_dir = tmp_path / "twin"
-        twin_dir.mkdir()
-        twin = create_app(TestConfig.for_dir(twin_dir, url))   # the test's own calls, without CSRF
+    with live_server(db_template, tmp_path) as (base, _app, url), chromium() as browser, \
+            twin_app(tmp_path, url) as twin:   # the test's own calls, without CSRF
         world = build_rubric_world(twin, annotators=1)
         cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1)
         state = items_of(world, cid, "ann1@example.org")[0]
@@ -101,5 +94,4 @@ def test_keyboard_scores_and_a_judge_side_by_side(db_template, tmp_path):
             shot(page, "side-by-side", full=False)
             assert KEY not in page.content()
             ctx.close()
-        twin.extensions["enface_db"][0].dispose()
     assert not errors, errors
