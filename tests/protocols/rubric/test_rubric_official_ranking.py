@@ -1,0 +1,245 @@
+"""A released rubric campaign gives the official human ranking (people only, judges excluded), which
+orders the leaderboard when no MQM ranking is released, shows as the "Rubric Σ" column, is a
+head-to-head choice and a paper table, and comes with the leaderboard's JSON; MQM orders when both are.
+
+The constructed scores (Σ per phenomenon item, two people on every item): careful-mt 4 everywhere;
+chatty-llm 3 or 5 or 4 (as many items below as above careful-mt, give or take one: no significant
+difference); plain-mt 1 from one rater and 3 from the other (mean 2); literal-mt 1. Known answer:
+careful-mt and chatty-llm share the top cluster (ranks 1–2), then plain-mt (3), then literal-mt (4).
+The LLM judge gives careful-mt and chatty-llm 0 and the other two 6: pooled with the people, plain-mt
+would come first.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rubric_helpers import items_of, new_rubric, put_score, system_outputs
+
+from humaneval.judge.scripted import ScriptedServer
+from humaneval.rubric import rubric_results
+
+KEY = "sk-rubric-ranking-0xBEEF"
+SIGMA = {0: {"sp": 0, "g_1": 0, "g_2": 0}, 1: {"sp": 1, "g_1": 0, "g_2": 0}, 3: {"sp": 1, "g_1": 1, "g_2": 1},
+         4: {"sp": 2, "g_1": 1, "g_2": 1}, 5: {"sp": 2, "g_1": 2, "g_2": 1}, 6: {"sp": 2, "g_1": 2, "g_2": 2}}
+CHATTY = (3, 5, 4, 4)       # by the phenomenon's index (in id order) modulo 4
+JUDGE = {"careful-mt": 0, "chatty-llm": 0, "plain-mt": 6, "literal-mt": 6}
+BLEU = {"plain-mt": 40.0, "careful-mt": 30.0, "chatty-llm": 35.0, "literal-mt": 10.0}
+RATERS = ("ann1@example.org", "ann2@example.org")
+
+
+def _people_sigma(system: str, email: str, index: int) -> int:
+    if system == "careful-mt":
+        return 4
+    if system == "chatty-llm":
+        return CHATTY[index % 4]
+    if system == "plain-mt":
+        return 1 if email == RATERS[0] else 3
+    return 1
+
+
+def _add_plain_and_bleu(world) -> None:
+    """A second constrained primary system (plain-mt, best by BLEU) and BLEU scores for all four."""
+    from enface.extensions import db
+    from enface.models import ScoreRow
+
+    from tests.support.campaigns import add_submission
+
+    with world.ctx():
+        outputs = {doc: [f"{line} ~" for line in lines] for doc, lines in system_outputs("literal-mt").items()}
+        world.subs["plain-mt"] = add_submission(world.testset_id, "plain-mt", "Ibis", "primary", True, outputs)
+        with db.write():
+            for system, value in BLEU.items():
+                db.session.add(ScoreRow(submission_id=world.subs[system], metric="bleu", scope="corpus",
+                                        name="BLEU", value=value, higher_is_better=True, signature="nrefs:1|t"))
+
+
+def _score_people(world, cid: int) -> None:
+    from sqlalchemy import select
+
+    from enface.campaigns.models import Assignment
+    from enface.extensions import db
+
+    system_of = {sid: name for name, sid in world.subs.items()}
+    for email in RATERS:
+        client = world.client(email)
+        for state in items_of(world, cid, email):
+            pid = state["item"]["id"]
+            with world.ctx():
+                asg = db.session.scalar(select(Assignment).where(Assignment.public_id == pid))
+                system = system_of[asg.item.versions[0].version.submission_id]
+                order = _phenomenon_order(world)
+            for ph in state["phenomena"]:
+                r, _ = put_score(client, pid, ph["id"], SIGMA[_people_sigma(system, email, order[str(ph["id"])])])
+                assert r.status_code == 200, r.get_json()
+            assert client.post(f"/annotate/api/items/{pid}/finish", json={}).status_code == 200
+
+
+def _phenomenon_order(world) -> dict[str, int]:
+    from sqlalchemy import select
+
+    from enface.extensions import db
+    from enface.models import Phenomenon
+
+    ids = db.session.scalars(select(Phenomenon.id).where(Phenomenon.testset_id == world.testset_id)
+                             .order_by(Phenomenon.id)).all()
+    return {str(pid): n for n, pid in enumerate(ids)}
+
+
+def _run_judge(world, cid: int) -> None:
+    """An LLM judge (single agent, scripted endpoint) with the scores of JUDGE."""
+    from enface.campaigns import services as svc
+    from enface.judges.running import run_judge, tasks_of
+    from enface.judges.setup import JudgeInput, add_judge
+
+    system_of = {sid: name for name, sid in world.subs.items()}
+    with world.ctx():
+        rules = [{"prefix": "", "match": [task["item"]["translation"], task["item"]["requirement"]],
+                  "replies": [{"json": {**SIGMA[JUDGE[system_of[item.versions[0].version.submission_id]]],
+                                        "thoughts": "scripted"}}]}
+                 for item, task in tasks_of(svc.get_campaign(cid))]
+    script = {"latency": 0, "rules": rules, "api_key": KEY,
+              "default": {"json": {"sp": 1, "g_1": 1, "g_2": 1, "thoughts": "default"}}}
+    with ScriptedServer(script) as server, world.ctx():
+        jid = add_judge(svc.get_campaign(cid), JudgeInput(base_url=server.base_url, model="scripted", mode="single",
+                                                          api_key=KEY, concurrency=4)).id
+        assert run_judge(jid)["failed"] == 0
+
+
+def _released_rubric(world, test: str = "wilcoxon", *, add_plain: bool = True) -> int:
+    from enface.campaigns import services as svc
+
+    if add_plain:
+        _add_plain_and_bleu(world)
+    cid = new_rubric(world, redundancy=2, annotators=RATERS, significance_test=test,
+                     systems=["careful-mt", "chatty-llm", "plain-mt", "literal-mt"])
+    _score_people(world, cid)
+    _run_judge(world, cid)
+    with world.ctx():
+        svc.release(svc.get_campaign(cid))
+    return cid
+
+
+def _page(client, ts):
+    html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
+    bodies = dict(re.findall(r'<tbody class="group group-([a-z-]+)">(.*?)</tbody>', html, re.S))
+    order = {g: re.findall(r'<td class="system"><a href="[^"]*">([^<]+)</a>', body) for g, body in bodies.items()}
+    top = re.findall(r'<tr class="entry top">\s*<td class="team">[^<]*</td>\s*<td class="system"><a href="[^"]*">'
+                     r'([^<]+)</a>', html)
+    return html, order, top
+
+
+@pytest.mark.parametrize("test", ["wilcoxon", "ar"])
+def test_rubric_ranking_has_the_known_clusters_and_leaves_the_judge_out(world, test):
+    from enface.campaigns import services as svc
+    from enface.protocols.rubric.results import response_rows
+    from enface.protocols.rubric.settings import campaign_rubric
+
+    cid = _released_rubric(world, test)
+    with world.ctx():
+        campaign = svc.get_campaign(cid)
+        assert campaign.setting("significance_test") == test
+        rows = response_rows(campaign)
+        ranking = campaign.results["ranking"]         # frozen in the release snapshot
+        pooled = rubric_results(rows, campaign_rubric(campaign))["systems"]
+    assert {r["machine"] for r in rows} == {True, False}
+    assert ranking["test"] == test and ranking["name"] == "Rubric Σ" and ranking["unit"] == "phenomenon item"
+    by = {r["system"]: r for r in ranking["rows"]}
+    assert by["careful-mt"]["score"] == 4.0 and by["plain-mt"]["score"] == 2.0 and by["literal-mt"]["score"] == 1.0
+    assert by["careful-mt"]["units"] == 17     # one unit per phenomenon, Σ averaged over the two people
+    assert {s for s, r in by.items() if r["cluster"] == 1} == {"careful-mt", "chatty-llm"}
+    assert by["careful-mt"]["rank_range"] == by["chatty-llm"]["rank_range"] == "1–2"
+    assert (by["plain-mt"]["rank_range"], by["plain-mt"]["cluster"]) == ("3", 2)
+    assert (by["literal-mt"]["rank_range"], by["literal-mt"]["cluster"]) == ("4", 3)
+    assert by["literal-mt"]["kind"] == "baseline" and by["plain-mt"]["kind"] == "primary-constrained"
+    # the judge would change the ranking if pooled: with it, plain-mt leads
+    assert pooled[0]["system"] == "plain-mt" and [r["system"] for r in ranking["rows"]][2:] == ["plain-mt",
+                                                                                              "literal-mt"]
+
+
+def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(world):
+    from enface.campaigns import services as svc
+
+    from tests.support.campaigns import annotate_all, new_campaign
+
+    ts = world.testset_id
+    org = world.client("org@example.org")
+    _add_plain_and_bleu(world)
+    html, order, top = _page(org, ts)
+    assert order["primary-constrained"] == ["plain-mt", "careful-mt"] and "plain-mt" in top   # BLEU
+    _released_rubric(world, add_plain=False)
+
+    html, order, top = _page(org, ts)
+    assert order["primary-constrained"] == ["careful-mt", "plain-mt"]
+    assert set(top) == {"careful-mt", "chatty-llm"}          # the top rubric cluster, per primary group
+    assert "Ordered by the official human ranking (Rubric Σ, campaign Phenomena rubric)" in html
+    assert 'aria-label="Sort by Rubric Σ"' in html and 'id="rubric-ranking"' in html
+    careful = re.search(r'careful-mt</a>.*?</tr>', html, re.S).group(0)
+    assert '<td class="num rubric" data-value="4.000000"' in careful and '>1–2</span>' in careful
+
+    body = org.get(f"/leaderboard/{ts}.json").get_json()
+    assert body["order_by"] == "rubric" and body["sort_metric"] == "bleu"
+    assert [h["key"] for h in body["human_rankings"]] == ["rubric"] and body["human_rankings"][0]["orders_board"]
+    rows = {r["system"]: r for r in body["rows"]}
+    assert rows["plain-mt"]["human"]["rubric"] == {"score": 2.0, "rank": 3, "rank_range": "3", "cluster": 2}
+    assert rows["careful-mt"]["mqm"] is None and "mqm" not in rows["careful-mt"]["human"]
+    assert body["auto"]["state"] == "ready"
+    bleu = {s: r["scores"]["bleu"] for s, r in rows.items()}
+    assert bleu["plain-mt"]["rank_range"] is not None and bleu["plain-mt"]["cluster"] is not None
+    assert "rank_range" in bleu["literal-mt"] and "cluster" in bleu["literal-mt"]
+
+    h2h = org.get(f"/leaderboard/{ts}/head-to-head").get_data(as_text=True)
+    assert "Rubric Σ (human)" in h2h
+    h2h = org.get(f"/leaderboard/{ts}/head-to-head?metric=human-rubric").get_data(as_text=True)
+    assert 'data-metric="human-rubric"' in h2h and "phenomenon items" in h2h
+    assert org.get(f"/leaderboard/{ts}/head-to-head?metric=human").status_code == 404   # no MQM released
+    table = org.get(f"/leaderboard/{ts}/table-human.csv").get_data(as_text=True)
+    assert table.splitlines()[0].endswith(",Rubric Σ") and table.splitlines()[-1].startswith("4,4,3,literal-mt")
+
+    # an MQM campaign too (careful-mt gets an error in every segment): MQM, WMT's official ranking, orders
+    mqm = new_campaign(world, systems=["careful-mt", "plain-mt", "chatty-llm", "literal-mt"], redundancy=1,
+                       ranges="\n".join(sorted(system_outputs("careful-mt"))))
+    annotate_all(world, mqm, errors_in=["careful-mt"])
+    with world.ctx():
+        svc.release(svc.get_campaign(mqm))
+    html, order, top = _page(org, ts)
+    assert order["primary-constrained"] == ["plain-mt", "careful-mt"]
+    assert "Ordered by the official human ranking (MQM, campaign Tales MQM)" in html
+    assert "MQM, WMT's official ranking, orders the board" in html and 'aria-label="Sort by Rubric Σ"' in html
+    body = org.get(f"/leaderboard/{ts}.json").get_json()
+    assert body["order_by"] == "mqm" and [h["key"] for h in body["human_rankings"]] == ["mqm", "rubric"]
+    rows = {r["system"]: r for r in body["rows"]}
+    assert set(rows["careful-mt"]["human"]) == {"mqm", "rubric"}
+    assert rows["careful-mt"]["human"]["mqm"]["rank_range"] == rows["careful-mt"]["mqm"]["rank_range"]
+    assert rows["careful-mt"]["human"]["rubric"]["rank_range"] == "1–2"
+    h2h = org.get(f"/leaderboard/{ts}/head-to-head").get_data(as_text=True)
+    assert h2h.index("MQM (human)") < h2h.index("Rubric Σ (human)")
+    assert "Rubric Σ" in org.get(f"/leaderboard/{ts}/table-human-rubric.tex").get_data(as_text=True)
+    assert "MQM" in org.get(f"/leaderboard/{ts}/table-human.csv").get_data(as_text=True).splitlines()[0]
+
+
+def test_a_team_sees_no_rubric_ranking_before_release(world):
+    cid_owner = "careful-mt"
+    _released_rubric(world)
+    from enface.extensions import db
+    from enface.models import Submission, User
+
+    with world.ctx():
+        team_id = db.session.get(Submission, world.subs[cid_owner]).team_id
+        from tests.support.campaigns import fast_user
+
+        fast_user("heron@example.org", "participant", "Heron Member", team="Heron")
+        assert db.session.query(User).filter_by(email="heron@example.org").one().team_id == team_id
+    body = world.client("heron@example.org").get(f"/leaderboard/{world.testset_id}.json").get_json()
+    assert [r["system"] for r in body["rows"]] == ["careful-mt"]
+    assert body["human_rankings"] == [] and body["rows"][0]["human"] == {}
+    assert body["rows"][0]["scores"]["bleu"]["rank_range"] is None and body["order_by"] == "bleu"
+
+
+def test_rubric_significance_test_setting_is_checked(world):
+    from enface.campaigns.services import ServiceError
+
+    with pytest.raises(ServiceError) as err:
+        new_rubric(world, significance_test="t-test", start=False)
+    assert "significance test must be one of wilcoxon, ar" in str(err.value)
