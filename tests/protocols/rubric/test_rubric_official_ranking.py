@@ -143,3 +143,37 @@ def test_rubric_significance_test_setting_is_checked(world):
     with pytest.raises(ServiceError) as err:
         new_rubric(world, significance_test="t-test", start=False)
     assert "significance test must be one of wilcoxon, ar" in str(err.value)
+
+
+def test_significance_test_from_the_cli_and_the_web_form(world, database_url, tmp_path):
+    from click.testing import CliRunner
+    from enface.campaigns import services as svc
+    from enface.commands import main
+
+    env = {"ENFACE_DATABASE_URL": database_url, "ENFACE_DATA_DIR": str(tmp_path / "data"),
+           "ENFACE_SECRET_KEY": "cli-test"}
+    base = ["campaign", "create", "--protocol", "rubric", "--testset", str(world.testset_id), "--name", "AR rubric",
+            "--system", str(world.subs["careful-mt"]), "--range", "tea-house"]
+    r = CliRunner().invoke(main, [*base, "--significance-test", "ar"], env=env)
+    assert r.exit_code == 0, r.output
+    with world.ctx():
+        assert svc.get_campaign(int(r.output.strip().splitlines()[-1])).setting("significance_test") == "ar"
+    r = CliRunner().invoke(main, [*base, "--significance-test", "sign"], env=env)
+    assert r.exit_code == 2 and "'sign' is not one of 'wilcoxon', 'ar'" in r.output
+
+    org = world.client("org@example.org")
+    html = org.get(f"/campaigns/new?testset={world.testset_id}&protocol=rubric").get_data(as_text=True)
+    assert '<select id="significance_test" name="significance_test">' in html
+    form = {"csrf_token": re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html).group(1),
+            "testset": world.testset_id, "protocol": "rubric", "name": "Web AR", "systems": [str(world.subs["careful-mt"])],
+            "rubric": "diting", "rubric_json": "", "show_reference": "1", "guidelines": "", "redundancy": "1",
+            "strategy": "redundancy", "ranges": "tea-house", "seed": "", "instructions": "",
+            "significance_test": "bogus"}
+    r = org.post("/campaigns/new", data=form)
+    assert r.status_code == 400 and "significance test must be one of wilcoxon, ar" in r.get_data(as_text=True)
+    r = org.post("/campaigns/new", data={**form, "significance_test": "ar"})
+    assert r.status_code in (302, 303)
+    cid = int(r.headers["Location"].rstrip("/").split("/")[-1])
+    with world.ctx():
+        assert svc.get_campaign(cid).setting("significance_test") == "ar"
+    assert "paired approximate randomisation" in org.get(f"/campaigns/{cid}").get_data(as_text=True)
