@@ -423,7 +423,8 @@ def api_rows(board: dict) -> list[dict]:
              "mqm": r.get("mqm")} for r in board["rows"]]
 
 
-#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``.
+#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``;
+#: another human ranking's columns are the same with its name for "MQM".
 MQM_CSV_COLUMNS = [("MQM", "score"), ("MQM rank", "rank"), ("MQM rank range", "rank_range"),
                    ("MQM cluster", "cluster")]
 
@@ -438,24 +439,26 @@ def to_csv(board: dict) -> str:
 
     Rows in the page's order (its groups in the WMT order, within a group the page's
     order), a ``group`` column, numbers in the metric columns (an empty cell where the
-    page says n/a), MQM columns when a human ranking is released, no comment lines:
-    the signatures are in :func:`signatures_csv`.
+    page says n/a), MQM columns when an MQM ranking is released and "Rubric Σ" columns
+    when a rubric ranking is, no comment lines: the signatures are in :func:`signatures_csv`.
     """
     out = io.StringIO()
     writer = csv.writer(out)
     keys = [c["key"] for c in board["columns"]]
-    mqm = board.get("mqm") is not None
+    human = [(key, name) for key, name in HUMAN_RANKINGS
+             if board.get(key) is not None and (key == "mqm" or board[key].get("ranking"))]
     writer.writerow(["group", "team", "system", "label", "constrained", "baseline", "submission_id",
-                     *[c["name"] for c in board["columns"]], *([h for h, _f in MQM_CSV_COLUMNS] if mqm else [])])
+                     *[c["name"] for c in board["columns"]],
+                     *[name + h[3:] for _key, name in human for h, _f in MQM_CSV_COLUMNS]])
     for group in grouped(board):
         for r in group["rows"]:
             cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
-            if mqm:   # empty cells for a system outside the human evaluation
-                human = r.get("mqm") or {}
-                cells += [_number(human.get("score")),
-                          *["" if human.get(f) is None else human[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
+            for key, _name in human:   # empty cells for a system outside the human evaluation
+                place = r.get(key) or {}
+                cells += [_number(place.get("score")),
+                          *["" if place.get(f) is None else place[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
             writer.writerow(cells)
     return out.getvalue()
 

@@ -12,6 +12,8 @@ would come first.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
@@ -88,6 +90,11 @@ def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(wor
     bleu = {s: r["scores"]["bleu"] for s, r in rows.items()}
     assert bleu["plain-mt"]["rank_range"] is not None and bleu["plain-mt"]["cluster"] is not None
     assert "rank_range" in bleu["literal-mt"] and "cluster" in bleu["literal-mt"]
+    table = list(csv.DictReader(io.StringIO(org.get(f"/leaderboard/{ts}.csv").get_data(as_text=True))))
+    assert [r["system"] for r in table] == [r["system"] for r in body["rows"]]
+    plain = next(r for r in table if r["system"] == "plain-mt")
+    assert (plain["Rubric Σ"], plain["Rubric Σ rank range"], plain["Rubric Σ cluster"]) == ("2.0000", "3", "2")
+    assert "MQM" not in table[0]
 
     h2h = org.get(f"/leaderboard/{ts}/head-to-head").get_data(as_text=True)
     assert "Rubric Σ (human)" in h2h
@@ -117,6 +124,9 @@ def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(wor
     assert h2h.index("MQM (human)") < h2h.index("Rubric Σ (human)")
     assert "Rubric Σ" in org.get(f"/leaderboard/{ts}/table-human-rubric.tex").get_data(as_text=True)
     assert "MQM" in org.get(f"/leaderboard/{ts}/table-human.csv").get_data(as_text=True).splitlines()[0]
+    header = org.get(f"/leaderboard/{ts}.csv").get_data(as_text=True).splitlines()[0].split(",")
+    assert header[-8:] == ["MQM", "MQM rank", "MQM rank range", "MQM cluster",
+                           "Rubric Σ", "Rubric Σ rank", "Rubric Σ rank range", "Rubric Σ cluster"]
 
 
 def test_a_team_sees_no_rubric_ranking_before_release(world):
