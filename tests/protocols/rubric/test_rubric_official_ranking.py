@@ -21,15 +21,7 @@ from rubric_helpers import new_rubric, system_outputs
 from rubric_ranking_world import add_plain_and_bleu, released_rubric
 
 from humaneval.rubric import rubric_results
-
-
-def _page(client, ts):
-    html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
-    bodies = dict(re.findall(r'<tbody class="group group-([a-z-]+)">(.*?)</tbody>', html, re.S))
-    order = {g: re.findall(r'<td class="system"><a href="[^"]*">([^<]+)</a>', body) for g, body in bodies.items()}
-    top = re.findall(r'<tr class="entry top">\s*<td class="team">[^<]*</td>\s*<td class="system"><a href="[^"]*">'
-                     r'([^<]+)</a>', html)
-    return html, order, top
+from tests.support.leaderboard_html import leaderboard_page
 
 
 @pytest.mark.parametrize("test", ["wilcoxon", "ar"])
@@ -68,11 +60,11 @@ def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(wor
     ts = world.testset_id
     org = world.client("org@example.org")
     add_plain_and_bleu(world)
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     assert order["primary-constrained"] == ["plain-mt", "careful-mt"] and "plain-mt" in top   # BLEU
     released_rubric(world, add_plain=False)
 
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     assert order["primary-constrained"] == ["careful-mt", "plain-mt"]
     assert set(top) == {"careful-mt", "chatty-llm"}          # the top rubric cluster, per primary group
     assert "Ordered by the official human ranking (Rubric Σ, campaign Phenomena rubric)" in html
@@ -110,7 +102,7 @@ def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(wor
     annotate_all(world, mqm, errors_in=["careful-mt"])
     with world.ctx():
         svc.release(svc.get_campaign(mqm))
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     assert order["primary-constrained"] == ["plain-mt", "careful-mt"]
     assert "Ordered by the official human ranking (MQM, campaign Tales MQM)" in html
     assert "MQM, WMT's official ranking, orders the board" in html and 'aria-label="Sort by Rubric Σ"' in html

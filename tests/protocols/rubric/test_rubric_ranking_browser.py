@@ -8,7 +8,7 @@ import pytest
 from rubric_helpers import PASSWORD, build_rubric_world
 from rubric_ranking_world import released_rubric
 
-from tests.support.browser import ARTIFACTS, chromium, live_server
+from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 
 pytestmark = pytest.mark.browser
 
@@ -33,15 +33,8 @@ def test_leaderboard_shows_and_is_ordered_by_the_rubric_ranking(live):
     base, world = live
     ts = world.testset_id
     with chromium() as browser:
-        ctx = browser.new_context(viewport={"width": 1366, "height": 900})
-        page = ctx.new_page()
         errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/auth/login")
-        page.fill("input[name=email]", "org@example.org")
-        page.fill("input[name=password]", PASSWORD)
-        page.press("input[name=password]", "Enter")
-        page.wait_for_load_state("networkidle")
+        ctx, page = login_page(browser, base, "org@example.org", PASSWORD, errors, viewport=(1366, 900))
         page.goto(f"{base}/leaderboard/{ts}")
         page.wait_for_selector("#rubric-ranking")
         assert page.locator("th.rubric button.sort").inner_text().startswith("Rubric Σ")
