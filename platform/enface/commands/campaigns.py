@@ -81,8 +81,8 @@ def list_():
 @click.option("--source-words", type=click.Choice(WORD_MODES), default="auto")
 @click.option("--significance-unit", type=click.Choice(SIGNIFICANCE_UNITS), default="segment")
 @click.option("--significance-test", type=click.Choice(["wilcoxon", "ar"]), default="wilcoxon", show_default=True,
-              help="paired test of the official human ranking: Wilcoxon signed-rank (WMT) or approximate "
-                   "randomisation")
+              help="paired test of the official human ranking (mqm and rubric): Wilcoxon signed-rank (WMT) "
+                   "or approximate randomisation")
 @click.option("--words-per-second", type=float, default=20, show_default=True,
               help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
@@ -115,7 +115,7 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
         from ..protocols.rubric.cli import create_rubric_campaign
 
         _run(lambda: create_rubric_campaign(testset_id, name, systems, redundancy, strategy, ranges, seed,
-                                            instructions, rubric, not hide_reference))
+                                            instructions, rubric, not hide_reference, significance_test))
         return
 
     if protocol == "reader":

@@ -59,7 +59,7 @@ def head_to_head(testset_id: int):
 
 @bp.get("/<int:testset_id>/table-<which>.<fmt>")
 def paper_table(testset_id: int, which: str, fmt: str):
-    if which not in ("automatic", "human") or fmt not in ("tex", "csv"):
+    if which not in ("automatic", "human", "human-rubric") or fmt not in ("tex", "csv"):
         abort(404)
     board = lb.visible_leaderboard(current_user, testset_id)
     text = rankings.table(board, which, fmt)

@@ -252,29 +252,47 @@ def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
     return board
 
 
-def order_by_human(board: dict) -> dict:
-    """The board ordered and highlighted by its released human ranking (``board["mqm"]``), if any.
+#: The human rankings a released campaign can put on the board: (key, display name), in the order in which
+#: they order the board when several are released on one test set: MQM first (WMT's official ranking).
+HUMAN_RANKINGS = [("mqm", "MQM"), ("rubric", "Rubric Σ")]
 
-    The human ranking ranks all systems together; the page keeps its groups (in the WMT
-    order), and within each group the systems the human evaluation ranked come by their
-    human rank (best first), then the others in the automatic order. ``top`` marks the
-    primary systems in the human ranking's first cluster; a primary group the human
-    evaluation did not rank keeps its automatic highlight. ``order_by`` becomes
-    ``"mqm"``; ``sort_metric`` stays the automatic metric and the per-metric ``best``
-    marks are untouched. Without a released human ranking the board is returned as is.
-    Returns a new board; the rows given are not changed.
+
+def _human_rank(row: dict, key: str) -> dict | None:
+    """``row[key]`` when the human ranking ``key`` ranked that row's system, else None."""
+    m = row.get(key)
+    if m and m.get("score") is not None and m.get("rank") is not None:
+        return m
+    return None
+
+
+def ordering_human(board: dict) -> str | None:
+    """The key of the released human ranking that orders the board (the first of :data:`HUMAN_RANKINGS`
+    that ranks some row), or None."""
+    return next((key for key, _name in HUMAN_RANKINGS
+                 if board.get(key) and any(_human_rank(r, key) for r in board["rows"])), None)
+
+
+def order_by_human(board: dict) -> dict:
+    """The board ordered and highlighted by its released human ranking, if any.
+
+    With several (an MQM and a rubric campaign on one test set), MQM orders it
+    (:data:`HUMAN_RANKINGS`); ``order_by`` names the one that does. The human ranking
+    ranks all systems together; the page keeps its groups (in the WMT order), and within
+    each group the systems the human evaluation ranked come by their human rank (best
+    first), then the others in the automatic order. ``top`` marks the primary systems in
+    the human ranking's first cluster; a primary group the human evaluation did not rank
+    keeps its automatic highlight. ``sort_metric`` stays the automatic metric and the
+    per-metric ``best`` marks are untouched. Without a released human ranking the board
+    is returned as is. Returns a new board; the rows given are not changed.
     """
-    human = board.get("mqm")
-    if not human:
+    key = ordering_human(board)
+    if key is None:
         return board
 
     def ranked(row) -> dict | None:
-        m = row.get("mqm")
-        if m and m.get("score") is not None and m.get("rank") is not None:
-            return m
-        return None
+        return _human_rank(row, key)
 
-    group_index = {key: n for n, (key, _title) in enumerate(GROUPS)}
+    group_index = {g: n for n, (g, _title) in enumerate(GROUPS)}
     # sorted() is stable: equal keys (the systems without a human rank) keep the automatic order
     rows = [dict(r) for r in sorted(board["rows"], key=lambda r: (
         group_index.get(r["group"], len(GROUPS)), ranked(r) is None, ranked(r)["rank"] if ranked(r) else 0))]
@@ -292,8 +310,22 @@ def order_by_human(board: dict) -> dict:
                 r["top"] = True
     out = dict(board)
     out["rows"] = rows
-    out["order_by"] = "mqm"
+    out["order_by"] = key
+    out["order_by_name"] = dict(HUMAN_RANKINGS)[key]
     out["order_unranked_groups"] = unranked
+    return out
+
+
+def human_rankings(board: dict) -> list[dict]:
+    """The released human rankings across all systems on the board (MQM first): key, name, campaign, test."""
+    out = []
+    for key, name in HUMAN_RANKINGS:
+        ranking = (board.get(key) or {}).get("ranking")
+        if ranking:
+            out.append({"key": key, "name": name, "campaign": board[key]["campaign"],
+                        "test": ranking["test"], "test_name": ranking["test_name"], "alpha": ranking["alpha"],
+                        "unit": ranking["unit"], "higher_is_better": ranking["higher_is_better"],
+                        "orders_board": board.get("order_by") == key})
     return out
 
 
@@ -302,7 +334,9 @@ def api_payload(board: dict) -> dict:
     return {"testset_id": board["testset_id"], "testset": board["testset"], "task": board["task"],
             "released": board["released"], "scope": board["scope"], "sort_metric": board["sort_metric"],
             "order_by": board.get("order_by", board["sort_metric"]),
-            "columns": board["columns"], "signatures": board["signatures"], "rows": api_rows(board)}
+            "columns": board["columns"], "signatures": board["signatures"],
+            "auto": {k: v for k, v in board["auto"].items() if k != "metrics"},
+            "human_rankings": human_rankings(board) if board["scope"] == "all" else [], "rows": api_rows(board)}
 
 
 def can_see(user: User | None, ts: TestSet) -> bool:
@@ -369,15 +403,28 @@ def grouped(board: dict) -> list[dict]:
             for key, title in GROUPS]
 
 
+#: what the API gives of a row's place in a human ranking
+HUMAN_ROW_FIELDS = ("score", "rank", "rank_range", "cluster")
+
+
 def api_rows(board: dict) -> list[dict]:
+    """The rows as the API gives them: per metric the score (or why not) and its automatic ``rank_range`` and
+    ``cluster`` (None while not computed, or hidden); ``human``: per released human ranking the row's
+    ``score``, ``rank``, ``rank_range`` and ``cluster`` (None outside it); ``mqm`` as before."""
+    keys = [key for key, _name in HUMAN_RANKINGS if board.get(key)]
     return [{"submission_id": r["submission_id"], "team": r["team"], "system": r["system"], "label": r["label"],
              "constrained": r["constrained"], "baseline": r["baseline"], "group": r["group"],
              "document_level": r["document_level"],
-             "scores": {k: {"score": v["score"], "reason": v["reason"] if v["score"] is None else None}
-                        for k, v in r["scores"].items()}, "mqm": r.get("mqm")} for r in board["rows"]]
+             "scores": {k: {"score": v["score"], "reason": v["reason"] if v["score"] is None else None,
+                            "rank_range": v.get("rank_range"), "cluster": v.get("cluster")}
+                        for k, v in r["scores"].items()},
+             "human": {key: ({f: r[key].get(f) for f in HUMAN_ROW_FIELDS} if _human_rank(r, key) else None)
+                       for key in keys},
+             "mqm": r.get("mqm")} for r in board["rows"]]
 
 
-#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``.
+#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``;
+#: another human ranking's columns are the same with its name for "MQM".
 MQM_CSV_COLUMNS = [("MQM", "score"), ("MQM rank", "rank"), ("MQM rank range", "rank_range"),
                    ("MQM cluster", "cluster")]
 
@@ -392,24 +439,26 @@ def to_csv(board: dict) -> str:
 
     Rows in the page's order (its groups in the WMT order, within a group the page's
     order), a ``group`` column, numbers in the metric columns (an empty cell where the
-    page says n/a), MQM columns when a human ranking is released, no comment lines:
-    the signatures are in :func:`signatures_csv`.
+    page says n/a), MQM columns when an MQM ranking is released and "Rubric Σ" columns
+    when a rubric ranking is, no comment lines: the signatures are in :func:`signatures_csv`.
     """
     out = io.StringIO()
     writer = csv.writer(out)
     keys = [c["key"] for c in board["columns"]]
-    mqm = board.get("mqm") is not None
+    human = [(key, name) for key, name in HUMAN_RANKINGS
+             if board.get(key) is not None and (key == "mqm" or board[key].get("ranking"))]
     writer.writerow(["group", "team", "system", "label", "constrained", "baseline", "submission_id",
-                     *[c["name"] for c in board["columns"]], *([h for h, _f in MQM_CSV_COLUMNS] if mqm else [])])
+                     *[c["name"] for c in board["columns"]],
+                     *[name + h[3:] for _key, name in human for h, _f in MQM_CSV_COLUMNS]])
     for group in grouped(board):
         for r in group["rows"]:
             cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
-            if mqm:   # empty cells for a system outside the human evaluation
-                human = r.get("mqm") or {}
-                cells += [_number(human.get("score")),
-                          *["" if human.get(f) is None else human[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
+            for key, _name in human:   # empty cells for a system outside the human evaluation
+                place = r.get(key) or {}
+                cells += [_number(place.get("score")),
+                          *["" if place.get(f) is None else place[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
             writer.writerow(cells)
     return out.getvalue()
 

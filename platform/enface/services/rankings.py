@@ -9,6 +9,7 @@ from __future__ import annotations
 from scoring import tables
 
 from . import NotFound
+from .leaderboard import HUMAN_RANKINGS
 
 #: (p-value bound, mark), strictest first
 MARKS = [(0.001, "***"), (0.01, "**"), (0.05, "*")]
@@ -26,12 +27,24 @@ def _all_rows(board: dict) -> None:
         raise NotFound("rankings (not released yet)")
 
 
+#: the head-to-head choice (and paper table ``which``) of each human ranking: MQM keeps its old key "human"
+HUMAN_CHOICES = {"mqm": "human", "rubric": "human-rubric"}
+CHOICE_RANKING = {choice: key for key, choice in HUMAN_CHOICES.items()}
+
+
+def _released(board: dict, key: str) -> dict | None:
+    """The released human ranking across all systems of protocol ``key`` on the board, or None."""
+    return (board.get(key) or {}).get("ranking")
+
+
 def metric_choices(board: dict) -> list[dict]:
-    """The head-to-head page's choices: the human ranking (if released), then every metric with clusters."""
+    """The head-to-head page's choices: the released human rankings (MQM first), then every metric with
+    clusters."""
     _all_rows(board)
     out = []
-    if (board.get("mqm") or {}).get("ranking"):
-        out.append({"key": "human", "name": board["mqm"]["ranking"]["name"] + " (human)"})
+    for key, _name in HUMAN_RANKINGS:
+        if _released(board, key):
+            out.append({"key": HUMAN_CHOICES[key], "name": board[key]["ranking"]["name"] + " (human)"})
     for c in board["columns"]:
         if "order" in board["auto"]["metrics"].get(c["key"], {}):
             out.append({"key": c["key"], "name": c["name"]})
@@ -42,8 +55,8 @@ def head_to_head(board: dict, metric: str) -> dict:
     """The matrix of one metric (a column key, or ``"human"``): systems best first; cell (row, column): the
     score difference row − column, its p-value and mark, and ``win``/``loss`` when significant."""
     _all_rows(board)
-    if metric == "human":
-        return _human_matrix(board)
+    if metric in CHOICE_RANKING:
+        return _human_matrix(board, CHOICE_RANKING[metric])
     column = next((c for c in board["columns"] if c["key"] == metric), None)
     auto = board["auto"]["metrics"].get(metric) if column else None
     if auto is None or "order" not in auto:
@@ -63,8 +76,8 @@ def head_to_head(board: dict, metric: str) -> dict:
                    test=f"{test}, {board['auto']['n_samples']} resamples")
 
 
-def _human_matrix(board: dict) -> dict:
-    ranking = (board.get("mqm") or {}).get("ranking")
+def _human_matrix(board: dict, key: str) -> dict:
+    ranking = _released(board, key)
     if not ranking:
         raise NotFound("released human ranking across all systems")
     systems = [{"id": r["system"], "name": r["system"], "score": r["score"], "rank_range": r["rank_range"],
@@ -77,7 +90,8 @@ def _human_matrix(board: dict) -> dict:
             return None, False, False
         return p["p_value"], p["significant"] and p["better"] == a["id"], p["significant"] and p["better"] == b["id"]
 
-    unit = {"segment": "segments", "doc": "documents"}.get(ranking["unit"], ranking["unit"])
+    unit = {"segment": "segments", "doc": "documents", "phenomenon item": "phenomenon items"}.get(ranking["unit"],
+                                                                                                 ranking["unit"])
     return _matrix(systems, pair, name=ranking["name"], higher_is_better=ranking["higher_is_better"],
                    test=f"{ranking['test_name']} over {unit}")
 
@@ -110,11 +124,17 @@ def automatic_rows(board: dict) -> list[dict]:
             for r in board["rows"]]
 
 
-def human_ranking(board: dict) -> dict:
+def human_ranking(board: dict, which: str = "human") -> dict:
+    """The ranking of the human table ``which``: "human" is the one that orders the board (MQM, else the
+    rubric's), "human-rubric" the rubric's."""
     _all_rows(board)
-    if not (board.get("mqm") or {}).get("ranking"):
+    key = CHOICE_RANKING.get(which)
+    if which == "human":
+        key = next((k for k, _name in HUMAN_RANKINGS if _released(board, k)), None)
+    ranking = _released(board, key) if key else None
+    if not ranking:
         raise NotFound("released human ranking across all systems")
-    return board["mqm"]["ranking"]
+    return ranking
 
 
 def table(board: dict, which: str, fmt: str) -> str:
@@ -128,8 +148,8 @@ def table(board: dict, which: str, fmt: str) -> str:
             return tables.latex_automatic(rows, metrics, caption=f"Automatic evaluation, {caption}.{note}",
                                           label=f"tab:automatic-{board['testset_id']}")
         return tables.csv_automatic(rows, metrics)
-    if which == "human":
-        ranking = human_ranking(board)
+    if which in CHOICE_RANKING:
+        ranking = human_ranking(board, which)
         if fmt == "tex":
             return tables.latex_human(ranking["rows"], name=ranking["name"],
                                       higher_is_better=ranking["higher_is_better"],

@@ -7,6 +7,7 @@ import io
 import re
 
 from tests.support.campaigns import SYSTEMS, annotate_all, build_world, new_campaign
+from tests.support.leaderboard_html import leaderboard_page
 
 # A second constrained primary: by BLEU zephyr-mt leads, by MQM lynx-mt does (zephyr-mt gets an error per segment).
 WORLD_SYSTEMS = {**SYSTEMS, "lynx-mt": ("Cedar", "primary", True)}
@@ -29,15 +30,6 @@ def _annotate(world) -> int:
     return cid
 
 
-def _page(client, ts):
-    html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
-    bodies = dict(re.findall(r'<tbody class="group group-([a-z-]+)">(.*?)</tbody>', html, re.S))
-    order = {g: re.findall(r'<td class="system"><a href="[^"]*">([^<]+)</a>', body) for g, body in bodies.items()}
-    top = re.findall(r'<tr class="entry top">\s*<td class="team">[^<]*</td>\s*<td class="system"><a href="[^"]*">'
-                     r'([^<]+)</a>', html)
-    return html, order, top
-
-
 def _downloads(client, ts):
     rows = client.get(f"/leaderboard/{ts}.json").get_json()
     table = list(csv.DictReader(io.StringIO(client.get(f"/leaderboard/{ts}.csv").get_data(as_text=True))))
@@ -57,7 +49,7 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     ts = world.testset_id
 
     # before release: the automatic order (BLEU), the best primary by BLEU highlighted
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     assert order["primary-constrained"] == ["zephyr-mt", "lynx-mt"]
     assert set(top) == {"zephyr-mt", "quokka-nmt"}
     assert "official human ranking (MQM" not in html
@@ -68,7 +60,7 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
     cid = _annotate(world)
     with world.ctx():
         svc.release(svc.get_campaign(cid))
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     body, table = _downloads(org, ts)
     human = {r["system"]: r["mqm"] for r in body["rows"]}
     # one ranking across the groups: the three error-free systems share the top cluster, zephyr-mt is last
@@ -96,7 +88,7 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
 
     with world.ctx():
         svc.withdraw_release(svc.get_campaign(cid))
-    html, order, top = _page(org, ts)
+    html, order, top = leaderboard_page(org, ts)
     body, table = _downloads(org, ts)
     assert order["primary-constrained"] == ["zephyr-mt", "lynx-mt"]
     assert set(top) == {"zephyr-mt", "quokka-nmt"}

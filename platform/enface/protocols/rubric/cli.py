@@ -17,7 +17,8 @@ from ...services import testsets
 
 
 def create_rubric_campaign(testset_id: int, name: str, systems, redundancy: int, strategy: str, ranges,
-                           seed: int | None, instructions: str, rubric: str, show_reference: bool):
+                           seed: int | None, instructions: str, rubric: str, show_reference: bool,
+                           significance_test: str = "wilcoxon"):
     """Creates the draft; ``rubric`` is a shipped rubric's name or a rubric file (read here, checked by the protocol)."""
     ts = testsets.get_testset(testset_id)
     if rubric.endswith(".json") or Path(rubric).is_file():
@@ -28,7 +29,8 @@ def create_rubric_campaign(testset_id: int, name: str, systems, redundancy: int,
     ids = list(systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
     data = protocol_of("rubric").campaign_input(
         name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
-        instructions=instructions, rubric=rubric, show_reference=show_reference, seed=seed, testset=ts)
+        instructions=instructions, rubric=rubric, show_reference=show_reference, seed=seed,
+        significance_test=significance_test, testset=ts)
     campaign = svc.create_campaign(None, ts, data)
     click.echo(f"campaign {campaign.id}: rubric, {len(campaign.systems)} systems, documents {', '.join(campaign.ranges)}")
     click.echo(campaign.id)

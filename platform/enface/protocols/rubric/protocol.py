@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from humaneval.rubric import available_rubrics
+from scoring.human_ranking import TESTS
 
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
@@ -23,6 +24,7 @@ from ...campaigns.services import (
     system_labels,
     testset_docs,
 )
+from ...campaigns.services.ranking import significance_test
 from ...services.phenomena import testset_phenomena
 from . import page, responses, results
 from .settings import DEFAULTS, campaign_rubric, clean_settings
@@ -61,12 +63,14 @@ class RubricProtocol(Protocol):
         return [("Rubric", f"{rubric.name}: {rubric.title}"),
                 ("Dimensions", ", ".join(d.name for d in rubric.dimensions)),
                 ("Reference shown", "yes" if campaign.setting("show_reference", True) else "no"),
+                ("Significance test", TESTS[significance_test(campaign)]),
                 ("Annotators per item", str(campaign.redundancy))]
 
     # -- the organizer's pages ----------------------------------------------------------------------
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
         return {"name": f"{testset.name} rubric", "redundancy": "2", "strategy": "redundancy", "ranges": "",
                 "rubric": DEFAULTS["rubric"], "rubric_json": "", "show_reference": "1", "guidelines": "",
+                "significance_test": DEFAULTS["significance_test"],
                 "instructions": "", "seed": "", "systems": [s.id for s in submissions if default_selected(s)]}
 
     def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
@@ -77,12 +81,13 @@ class RubricProtocol(Protocol):
             name=form["name"], submission_ids=form["systems"], redundancy=form["redundancy"],
             strategy=form["strategy"], ranges=form["ranges"], instructions=form["instructions"],
             rubric=form["rubric_json"].strip() or form["rubric"], show_reference=bool(form["show_reference"]),
-            guidelines=form["guidelines"], seed=int(seed) if seed.isdigit() else None)
+            guidelines=form["guidelines"], seed=int(seed) if seed.isdigit() else None,
+            significance_test=form["significance_test"])
 
     def campaign_input(self, *, name: str, submission_ids: list[int], redundancy: Any = 1, strategy: str = "",
                        ranges: str = "", instructions: str = "", rubric: Any = DEFAULTS["rubric"],
                        show_reference: bool = True, guidelines: str = "", seed: int | None = None,
-                       testset=None) -> CampaignInput:
+                       significance_test: str = DEFAULTS["significance_test"], testset=None) -> CampaignInput:
         """What the web form and ``enface campaign create --protocol rubric`` ask for. Empty ``ranges``:
         every document with phenomena (never a random sample: the tags say what to evaluate)."""
         if not ranges.strip() and testset is not None:
@@ -90,7 +95,7 @@ class RubricProtocol(Protocol):
         return CampaignInput(name=name, submission_ids=submission_ids, protocol=self.key, redundancy=redundancy,
                              strategy=strategy, ranges=ranges, instructions=instructions, seed=seed,
                              settings={"rubric": rubric, "show_reference": show_reference,
-                                       "guidelines": guidelines})
+                                       "guidelines": guidelines, "significance_test": significance_test})
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         phenomena = testset_phenomena(testset)
@@ -99,7 +104,8 @@ class RubricProtocol(Protocol):
             counts[p.dimension] = counts.get(p.dimension, 0) + 1
         if not form.get("ranges"):
             form["ranges"] = "\n".join(phenomenon_documents(testset))
-        return {"rubrics": available_rubrics(), "phenomena_count": len(phenomena), "dimension_counts": counts}
+        return {"rubrics": available_rubrics(), "significance_tests": TESTS, "phenomena_count": len(phenomena),
+                "dimension_counts": counts}
 
     def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
         ctx: dict[str, Any] = {"summary": self.settings_summary(campaign), "rubric": campaign_rubric(campaign)}
@@ -163,7 +169,7 @@ class RubricProtocol(Protocol):
         return meta_sources(campaign)
 
     def release_snapshot(self, campaign: Campaign) -> dict[str, Any]:
-        res = results.results(campaign)
+        res = results.results(campaign, with_ranking=True)
         if res["empty"]:
             raise bad("no_results", "no finished items yet: nothing to release", 409)
         return res

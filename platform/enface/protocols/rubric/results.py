@@ -21,6 +21,8 @@ from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ...campaigns.services import version_labels
 from ...extensions import db
 from ...models import Phenomenon
+from .ranking import UNIT as RANKING_UNIT
+from .ranking import rubric_ranking
 from .responses import live_scores, missing_scores
 from .settings import campaign_rubric
 
@@ -66,11 +68,16 @@ def response_rows(campaign: Campaign, assignments: list[Assignment] | None = Non
     return rows
 
 
-def results(campaign: Campaign, assignments: list[Assignment] | None = None) -> dict[str, Any]:
-    """The results JSON of :func:`humaneval.rubric.rubric_results` (systems, items, agreement) and the campaign."""
+def results(campaign: Campaign, assignments: list[Assignment] | None = None, *,
+            with_ranking: bool = False) -> dict[str, Any]:
+    """The results JSON of :func:`humaneval.rubric.rubric_results` (systems, items, agreement) and the campaign;
+    ``with_ranking``: also ``ranking``, the official human ranking (:mod:`.ranking`; judges left out),
+    computed once, at release."""
     rubric = campaign_rubric(campaign)
     rows = response_rows(campaign, assignments)
     out = rubric_results(rows, rubric)
+    if with_ranking:
+        out["ranking"] = rubric_ranking(campaign, rows)
     labels = version_labels(campaign)
     sub_ids = {labels[v.id]: v.submission_id for v in campaign.systems}
     for system in out["systems"]:
@@ -82,16 +89,30 @@ def results(campaign: Campaign, assignments: list[Assignment] | None = None) -> 
 
 
 def leaderboard_part(campaign: Campaign) -> dict[str, Any] | None:
-    """A released campaign's average Σ and dimension Σs per submission, for its test set's leaderboard."""
+    """A released campaign's part of its test set's leaderboard, frozen at release.
+
+    Per submission: ``overall`` and the dimension Σs (all raters, as the results page), and from the
+    official human ranking (people only) ``score``, ``rank``, ``rank_range``, ``cluster``, ``kind``.
+    ``ranking``: that ranking (None in a snapshot released before it existed: no rank then).
+    """
     res = campaign.results or {}
-    by_sub = {int(s["submission_id"]): {"overall": s["overall"],
-                                        "dimensions": {k: d["sigma"] for k, d in s["dimensions"].items()}}
-              for s in res.get("systems", []) if s.get("submission_id") is not None}
+    ranking = res.get("ranking")
+    ranked = {int(r["submission_id"]): r for r in (ranking or {}).get("rows", []) if r.get("submission_id")}
+    by_sub = {}
+    for s in res.get("systems", []):
+        if s.get("submission_id") is None:
+            continue
+        sid = int(s["submission_id"])
+        row = ranked.get(sid, {})
+        by_sub[sid] = {"overall": s["overall"], "dimensions": {k: d["sigma"] for k, d in s["dimensions"].items()},
+                       "score": row.get("score"), "rank": row.get("rank"), "rank_range": row.get("rank_range"),
+                       "cluster": row.get("cluster"), "kind": row.get("kind"), "group": row.get("kind")}
     if not by_sub:
         return None
     return {"campaign": {"id": campaign.id, "name": campaign.name, "rubric": res.get("rubric"),
                          "released_at": campaign.released_at.isoformat() if campaign.released_at else None},
-            "dimensions": res.get("dimensions", []), "by_submission": by_sub}
+            "dimensions": res.get("dimensions", []), "by_submission": by_sub, "higher_is_better": True,
+            "ranking": ranking, "unit": RANKING_UNIT}
 
 
 def progress(campaign: Campaign, assignments: list[Assignment] | None = None) -> dict[str, Any]:

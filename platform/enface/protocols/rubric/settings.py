@@ -9,12 +9,14 @@ from typing import Any
 
 from humaneval.errors import HumanEvalInputError
 from humaneval.rubric import DEFAULT_RUBRIC, Rubric, available_rubrics, load_rubric, parse_rubric
+from scoring.human_ranking import DEFAULT_TEST, TESTS
 
 from ...campaigns.services import bad
 from ...services.accounts import check_text
 from ...services.phenomena import testset_phenomena
 
-DEFAULTS: dict[str, Any] = {"rubric": DEFAULT_RUBRIC, "show_reference": True, "guidelines": ""}
+DEFAULTS: dict[str, Any] = {"rubric": DEFAULT_RUBRIC, "show_reference": True, "guidelines": "",
+                            "significance_test": DEFAULT_TEST}
 TRUE = (True, "1", "true", "on", "yes")
 
 
@@ -48,6 +50,8 @@ def clean_settings(data: dict[str, Any], testset) -> dict[str, Any]:
     rubric = rubric_from(out["rubric"])
     out["rubric"] = rubric.to_dict()
     out["show_reference"] = out["show_reference"] in TRUE
+    if out["significance_test"] not in TESTS:   # the official ranking's paired test (as MQM's)
+        raise bad("invalid_field", f"significance test must be one of {', '.join(TESTS)}", field="significance_test")
     out["guidelines"] = check_text(str(out["guidelines"]).strip(), "guidelines", max_len=20000, required=False,
                                    multiline=True)
     phenomena = testset_phenomena(testset)
