@@ -129,9 +129,15 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
 
 def _signed_in() -> bool:
-    from flask_login import current_user
+    """Whether the response is for a signed-in person, without a database query: after_request also runs
+    on the 503 of a database outage, where loading the user would fail again and turn it into a 500."""
+    from flask import current_app, g, session
 
-    return current_user.is_authenticated
+    user = g.get("_login_user")
+    if user is not None:   # (is_anonymous, not is_authenticated: that reads User.active, a query after a rollback)
+        return not user.is_anonymous
+    cookie = current_app.config.get("REMEMBER_COOKIE_NAME", "remember_token")
+    return "_user_id" in session or cookie in request.cookies
 
 
 class DatabaseId(IntegerConverter):
