@@ -147,6 +147,9 @@ def _assignment(judge: Judge, item_id: int) -> Assignment:
 
 def _store(judge: Judge, item_id: int, task: dict[str, Any], result: ItemResult, token: str) -> None:
     with db.write():
+        # One store at a time per judge (a row lock on PostgreSQL; SQLite writes one at a time anyway):
+        # the judge's next assignment number is max + 1, which two threads must not both take.
+        db.session.execute(select(Judge.id).where(Judge.id == judge.id).with_for_update())
         row = db.session.scalar(select(JudgeItem).where(JudgeItem.judge_id == judge.id, JudgeItem.item_id == item_id,
                                                         JudgeItem.key == task["key"], JudgeItem.run_token == token))
         if row is None:   # the claim was dropped: another run took the judge over
