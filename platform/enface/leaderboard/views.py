@@ -25,6 +25,7 @@ def _fragment(board: dict, template: str, context, extra: tuple = ()) -> Markup:
     kept = board.get("fragments")
     html = kept.get(key) if kept is not None else None
     if html is None:
+        # Markup: the output of an autoescaped template (every value in it escaped), kept to embed as is
         html = Markup(render_template(template, board=board, **context()))
         if kept is not None:
             kept[key] = html

@@ -17,6 +17,7 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from flask import current_app
+from markupsafe import Markup
 from sqlalchemy import select
 
 from scoring.meta import MetricScores, evaluate_source, scatter_svg
@@ -156,9 +157,10 @@ def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) ->
             res["campaign"] = {"id": camp.id, "name": camp.name, "protocol": camp.protocol}
             for key, block in res["metrics"].items():
                 flipped = [f["system"] for f in block["rank_flips"]["systems"]]
-                block["svg"] = scatter_svg(block["points"], x_label=f"{res['label']} {_direction(res['higher_is_better'])}",
+                # trusted markup: scoring.meta.svg XML-escapes every name and label it draws (tested there)
+                block["svg"] = Markup(scatter_svg(block["points"], x_label=f"{res['label']} {_direction(res['higher_is_better'])}",
                                            y_label=f"{block['name']} {_direction(block['metric_higher_is_better'])}",
-                                           flipped=flipped, title=f"{block['name']} against {res['label']}")
+                                           flipped=flipped, title=f"{block['name']} against {res['label']}"))
                 block["key"] = key
             # the metrics with rank flips first, most flips first (the page lists them before the tables)
             res["flips"] = sorted(({"metric": k, "name": b["name"], "systems": b["rank_flips"]["systems"],
