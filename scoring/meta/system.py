@@ -40,7 +40,7 @@ PAIRWISE_TIES = "human ties left out; metric ties on human-ordered pairs count a
 
 
 def rank_flips(systems: Sequence[str], human: Sequence[float], metric: Sequence[float]) -> dict[str, Any]:
-    """Systems ranked differently by the metric (largest |difference| first) and the discordant pairs.
+    """Systems ranked differently by the metric (largest absolute difference first) and the discordant pairs.
 
     ``human`` and ``metric`` are oriented (higher = better); ranks are 1 = best, ties share the average.
     """
