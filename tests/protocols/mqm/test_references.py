@@ -55,7 +55,7 @@ def test_the_reference_is_ranked_and_marked_in_results_and_leaderboard(world):
     with world.ctx():
         campaign = svc.get_campaign(cid)
         res = campaign.results
-        assert res["systems"]["reference 1"]["reference"] is True
+        assert res["systems"]["reference 1"]["group"] == "reference"
         assert res["systems"]["reference 1"]["submission_id"] is None
         rows = res["ranking"]["rows"]
         first = rows[0]

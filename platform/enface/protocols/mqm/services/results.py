@@ -173,7 +173,6 @@ def compute_results(campaign: Campaign, *, doc: str | None = None, rows: Campaig
         out["systems"][system] = {"submission_id": sid, "score": row["score"], "segments": row["segments"],
                                   "source_words": row["source_words"], "errors": row["errors"],
                                   "group": sub.group if sub else "reference" if sid is None else "contrastive",
-                                  "reference": sid is None,
                                   "team": sub.owner_name if sub else "", "constrained": sub.constrained if sub else True}
     # all systems best first, those without a score last
     out["order"] = mqm_ranked(scores, hib)
