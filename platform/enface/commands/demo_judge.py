@@ -44,12 +44,11 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
     answers each item with the scores of the demo's answer key (``demo_dir``/phenomena/judge-answers.tsv)."""
     from humaneval.judge.demo_script import demo_script
 
-    from .demo_phenomena import answered_items, judge_answers
-
     from ..judges.models import Judge
     from ..judges.reports import progress
     from ..judges.running import queue_run, tasks_of
     from ..judges.setup import JudgeInput, add_judge, campaign_judges
+    from .demo_phenomena import answered_items, judge_answers
 
     with app.app_context():
         campaign = _rubric_campaign()
