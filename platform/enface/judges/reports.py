@@ -51,11 +51,11 @@ MAX_REASONS = 3
 
 
 def failure_reasons(judge: Judge) -> list[dict[str, Any]]:
-    """``[{"reason", "items"}]``: why the judge's items failed, the commonest first (each item's error)."""
+    """``[{"reason", "count"}]``: why the judge's items failed, the commonest first (each item's error)."""
     rows = db.session.execute(select(JudgeItem.error, func.count()).where(
         JudgeItem.judge_id == judge.id, JudgeItem.state == "failed").group_by(JudgeItem.error)
         .order_by(func.count().desc(), JudgeItem.error).limit(MAX_REASONS)).all()
-    return [{"reason": error or "no reason was recorded", "items": n} for error, n in rows]
+    return [{"reason": error or "no reason was recorded", "count": n} for error, n in rows]
 
 
 def item_labels(judge: Judge) -> dict[tuple[int, str], str]:
