@@ -107,8 +107,9 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
     return ts
 
 
-def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSet:
-    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first)."""
+def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int, *, name: str | None = None) -> TestSet:
+    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first);
+    ``name``: the test set's name (None: the one in testset.json)."""
     from .uploads import UploadError, safe_extract
 
     with tempfile.TemporaryDirectory(prefix="enface-testset-") as tmp:
@@ -123,7 +124,7 @@ def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSe
             if len(subdirs) == 1:
                 root = subdirs[0]
         try:
-            return import_testset(root, task_name)
+            return import_testset(root, task_name, name=name)
         except ServiceError as exc:
             # The library names files by their path: here a server's temporary folder, meaningless to the
             # organizer (and not theirs to see). Paths inside the archive say the same thing.
@@ -281,6 +282,12 @@ def scoring_testset(ts: TestSet) -> ScoringTestSet:
     with _cache_lock:
         _scoring_cache[ts.id] = (ts.fingerprint, loaded)
     return loaded
+
+
+def forget_scoring_view(testset_id: int) -> None:
+    """Drops this process's scoring view of a deleted test set."""
+    with _cache_lock:
+        _scoring_cache.pop(testset_id, None)
 
 
 def testset_files(ts: TestSet, *, with_references: bool) -> Iterator[tuple[str, str]]:

@@ -54,6 +54,9 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /admin/testsets/<int:testset_id>": ADMIN,
     "POST /admin/testsets/<int:testset_id>": ADMIN_POST,
     "POST /admin/testsets/<int:testset_id>/rescore": ADMIN_POST,
+    "POST /admin/testsets/<int:testset_id>/rename": ADMIN_POST,        # 302: flashed (an empty name is refused)
+    "GET /admin/testsets/<int:testset_id>/delete": CONFIRM,          # the confirmation page (disabled once submitted to)
+    "POST /admin/testsets/<int:testset_id>/delete": CONFIRM,
     "GET /admin/testsets/import": ADMIN,
     "POST /admin/testsets/import": "302 404 404 404 400 400",
     "GET /admin/users": ADMIN,
@@ -121,15 +124,22 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/items/<int:record_id>": JUDGE_PAGE,
     "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/progress.json": JUDGE_PAGE,
     "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/run": ADMIN_POST,   # every item judged already
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/test": ADMIN_POST,  # 302: the outcome is flashed
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/edit": JUDGE_PAGE,
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/edit": "302 404 404 404 400 400",   # 400: no base URL
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/delete": CONFIRM,
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/delete": CONFIRM,
     "GET /campaigns/<int:campaign_id>/export.<fmt>": CAMPAIGN_RESULTS,
     "POST /campaigns/<int:campaign_id>/invites": (ADMIN, {"campaign_released": ADMIN_POST, "released": ADMIN_POST}),
     "POST /campaigns/<int:campaign_id>/invites/<int:invite_id>/revoke": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/rebalance": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/release": CONFIRM,
+    "GET /campaigns/<int:campaign_id>/release": CONFIRM,      # a reload of the confirmation page asks again
     "GET /campaigns/<int:campaign_id>/results": CAMPAIGN_RESULTS,
     "GET /campaigns/<int:campaign_id>/results.json": ADMIN,
     "GET /campaigns/<int:campaign_id>/results/data.json": CAMPAIGN_RESULTS,
     "POST /campaigns/<int:campaign_id>/start": CONFIRM,
+    "GET /campaigns/<int:campaign_id>/start": CONFIRM,
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
@@ -152,6 +162,12 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /static/<path:filename>": EVERYONE,
     "GET /submissions": LOGGED_IN,
     "GET /submissions/<int:submission_id>": ("404 200 404 404 200 200", {"released": EVERYONE}),
+    "GET /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",   # the confirmation, as a POST
+                                                     {"open": "302 200 404 404 403 403",
+                                                      "released": "302 302 403 403 403 403"}),
+    "GET /submissions/<int:submission_id>/withdraw": ("302 302 404 404 403 403",
+                                                      {"open": "302 200 404 404 403 403",
+                                                       "released": "302 302 403 403 403 403"}),
     "POST /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",
                                                       {"open": "302 200 404 404 403 403",
                                                        "released": "302 302 403 403 403 403"}),
