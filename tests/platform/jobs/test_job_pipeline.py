@@ -155,7 +155,7 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     ts = world.testset()
     _uid, token = world.team_with_token("cap@a.org", "Team A")
     sent = []
-    from enface.jobs import queue
+    from enface import job_queue as queue
 
     real = queue.enqueue
 
@@ -163,7 +163,7 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
         sent.append(job)
         return real(job, sid)
 
-    monkeypatch.setattr(queue, "enqueue", spy)   # the services call enface.jobs.queue.enqueue
+    monkeypatch.setattr(queue, "enqueue", spy)   # the services call enface.job_queue.enqueue
     client = app.test_client()
     sid = upload(client, ts, token).get_json()["id"]
     sub = get(client, token, sid)
@@ -402,8 +402,8 @@ def test_the_worker_keeps_the_most_recently_used_scorers(app, world, monkeypatch
 
 
 def test_enqueue_sends_by_name_where_the_task_is_not_registered(app, monkeypatch):
-    """enface.jobs.queue knows the tasks by name only: without the task object, the message goes by name."""
-    from enface.jobs import queue
+    """enface.job_queue knows the tasks by name only: without the task object, the message goes by name."""
+    from enface import job_queue as queue
 
     celery = app.extensions["celery"]
     sent = []
