@@ -59,7 +59,7 @@ def tasks_of(campaign: Campaign) -> list[tuple[Item, dict[str, Any]]]:
 
 def queue_run(judge: Judge) -> None:
     """Queue a run on the ``llm`` queue (refused while a run is alive or the campaign has no items yet)."""
-    from ..jobs.queue import enqueue
+    from ..job_queue import enqueue
 
     _check_runnable(judge)
     with db.write():

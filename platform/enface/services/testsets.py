@@ -237,12 +237,17 @@ def _aware(value: datetime | None) -> datetime | None:
 
 #: the session.info key under which a write transaction lists the test sets whose leaderboard it changed
 LEADERBOARD_CHANGES = "leaderboard_changes"
+#: session.info key: test sets whose scores_version this session raised (their clusters are due)
+SCORES_CHANGES = "scores_changes"
 
 
 def bump_scores_version(session, testset_id: int) -> None:
+    """The test set's scores (or what the board shows of them) changed: the cached boards are stale, and once
+    the write commits the automatic clusters are queued for the new version (:mod:`.leaderboard`)."""
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
     note_leaderboard_change(session, testset_id)
+    session.info.setdefault(SCORES_CHANGES, set()).add(testset_id)
 
 
 def note_leaderboard_change(session, testset_id: int) -> None:

@@ -25,6 +25,7 @@ ADMIN = "302 404 404 404 200 200"          # organizers and admins; others are t
 ADMIN_POST = "302 404 404 404 302 302"
 LOGGED_IN = "302 200 200 200 200 200"
 EVERYONE = "200 200 200 200 200 200"
+REDIRECT = "301 301 301 301 301 301"          # a short address (/login): the page it means decides
 # Actions hard to take back answer a form without confirmed=yes with the page that asks first (confirm.py):
 # 200 for whoever may act (team A before the deadline, on its own submission), the usual refusals otherwise.
 CONFIRM = "302 404 404 404 200 200"
@@ -47,6 +48,10 @@ JUDGE_PAGE = ADMIN                    # LLM judges: organizers only, as every ca
 
 EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /": EVERYONE,
+    "GET /login": REDIRECT,
+    "GET /register": REDIRECT,
+    "GET /leaderboards": REDIRECT,
+    "GET /tokens": REDIRECT,
     "GET /admin/": ADMIN,
     "POST /admin/submissions/<int:submission_id>/rescore": ADMIN_POST,
     "POST /admin/sweep": ADMIN_POST,
