@@ -20,11 +20,17 @@ from .mtme import human_score_path, metric_score_path, score_file_text
 ALL_REFERENCES = "all"
 NO_REFERENCE = "src"
 _UNSAFE = re.compile(r"[\s.]+")
+_SPACE = re.compile(r"\s+")
 
 
 def layout_name(name: str) -> str:
-    """A name the toolkit reads back as one field of a file name and of a score line."""
+    """A metric, human score or reference name the toolkit reads back as one field of a file name."""
     return _UNSAFE.sub("_", name.strip()) or "_"
+
+
+def system_name(name: str) -> str:
+    """A system name that stays one field of a score line (dots are fine: the toolkit strips only the extension)."""
+    return _SPACE.sub("_", name.strip()) or "_"
 
 
 def _text(lines: Sequence[str]) -> str:
@@ -57,7 +63,7 @@ def _oriented(v: float | None, higher_is_better: bool) -> float | None:
 
 def _seg_scores(per_system: Mapping[str, Mapping[Hashable, float]], keys: Sequence[tuple[str, int]],
                 higher_is_better: bool) -> dict[str, list[float | None]]:
-    return {layout_name(s): [_oriented(items.get(k), higher_is_better) for k in keys]
+    return {system_name(s): [_oriented(items.get(k), higher_is_better) for k in keys]
             for s, items in per_system.items()}
 
 
@@ -74,13 +80,13 @@ def layout_files(ex: LayoutExport) -> dict[str, str]:
     for ref, lines in ex.references.items():
         files[f"references/{lp}.{layout_name(ref)}.txt"] = _text(lines)
     for system, lines in ex.outputs.items():
-        files[f"system-outputs/{lp}/{layout_name(system)}.txt"] = _text(lines)
+        files[f"system-outputs/{lp}/{system_name(system)}.txt"] = _text(lines)
     for key, ms in ex.metrics.items():
         ref = NO_REFERENCE if key in ex.reference_free else ALL_REFERENCES
         name = layout_name(ms.metric)
         if ms.scores:
             files[metric_score_path(lp, name, ref, "sys")] = score_file_text(
-                {layout_name(s): [_oriented(v, ms.higher_is_better)] for s, v in ms.scores.items()})
+                {system_name(s): [_oriented(v, ms.higher_is_better)] for s, v in ms.scores.items()})
         if ms.segments and keys:
             files[metric_score_path(lp, name, ref, "seg")] = score_file_text(
                 _seg_scores(ms.segments, keys, ms.higher_is_better))
@@ -88,7 +94,7 @@ def layout_files(ex: LayoutExport) -> dict[str, str]:
     for h in ex.humans:
         if h.systems:
             files[human_score_path(lp, names[h.key], "sys")] = score_file_text(
-                {layout_name(s): [_oriented(v, h.higher_is_better)] for s, v in h.systems.items()})
+                {system_name(s): [_oriented(v, h.higher_is_better)] for s, v in h.systems.items()})
         if h.items and h.item_unit == "segment" and keys:
             files[human_score_path(lp, names[h.key], "seg")] = score_file_text(
                 _seg_scores(h.items, keys, h.higher_is_better))
