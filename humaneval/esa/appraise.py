@@ -246,4 +246,10 @@ def write_scores(rows: Iterable[ScoreRow], out: str | Path | IO[str], newline: s
         return
     writer = csv.writer(out, lineterminator=newline)
     for row in rows:
-        writer.writerow(row.cells())
+        cells = row.cells()
+        # csv quotes only the line terminator's own characters: a lone "\r" in an id would split the row
+        broken = [COLUMNS[i] for i, c in enumerate(cells) if "\r" in c or "\n" in c]
+        if broken:
+            raise ValueError(f"a line break in the {', '.join(broken)} of {row.annotator!r}'s item {row.item!r}: "
+                             f"Appraise ids have none")
+        writer.writerow(cells)
