@@ -90,3 +90,46 @@ def test_round_trip_is_byte_identical_on_the_real_export():
     data = require(ESA_CSV).read_bytes()
     scores = read_scores(ESA_CSV)
     assert format_scores(scores.rows, scores.newline).encode("utf-8") == data
+
+
+@pytest.fixture(scope="module")
+def results():
+    from humaneval.esa.results import esa_results
+
+    # Appraise's own attention test (fast); the default paired test is checked on constructed rows
+    return esa_results(read_scores(require(ESA_CSV)).rows, attention_test="mannwhitney", n_resamples=200)
+
+
+def test_attention_checks_match_an_independent_pairing(frame, results):
+    from scipy.stats import mannwhitneyu
+
+    counted = _counted(frame).copy()
+    counted["end"] = counted["end"].astype(float)
+    counted = counted.sort_values("end", kind="stable").drop_duplicates(["annotator", "doc", "item"], keep="last")
+    counted["pos"] = counted.assign(n=counted["item"].astype(int)).groupby(["annotator", "doc"])["n"].rank()
+    counted["base"] = counted["doc"].str.replace(r"#bad\d*$", "", regex=True)
+    pairs = counted[counted["type"] == "BAD"].merge(counted[counted["type"] == "TGT"], on=["annotator", "base", "pos"],
+                                                    suffixes=("_bad", "_tgt"))
+    assert len(pairs) == sum(c.pairs for c in results.attention) == 396
+    got = {c.annotator: c for c in results.attention}
+    assert len(got) == 33
+    for annotator, group in pairs.groupby("annotator"):
+        want = mannwhitneyu(group["score_bad"], group["score_tgt"], alternative="less").pvalue
+        assert got[annotator].p_value == pytest.approx(want)
+        assert got[annotator].passed == (want < 0.05)
+    assert results.excluded == sorted(a for a, c in got.items() if not c.passed)
+    assert 0 < len(results.excluded) < 33
+
+
+def test_results_after_excluding_failing_annotators_match_pandas(frame, results):
+    counted = _counted(frame)
+    tgt = counted[(counted["type"] == "TGT") & ~counted["annotator"].isin(results.excluded)]
+    want = tgt.groupby("system")["score"].agg(["mean", "size"])
+    for s in results.systems:
+        assert s.score == pytest.approx(want.loc[s.system, "mean"]) and s.items == want.loc[s.system, "size"]
+        assert s.ci_low < s.score < s.ci_high
+    assert [r["system"] for r in results.ranking["rows"]] == [s.system for s in results.systems]
+    # the two NLLB systems and AIRC are far below the best: the rank-sum test separates them
+    assert results.ranking["rows"][0]["cluster"] < results.ranking["rows"][-1]["cluster"]
+    assert results.agreement.segments > 0 and -1 <= results.agreement.pearson <= 1
+    assert results.timing.segments == len(tgt)
