@@ -13,7 +13,16 @@ from ..campaigns.views import organizer_required
 from ..services import ServiceError
 from . import reports
 from .running import queue_run
-from .setup import JudgeInput, add_judge, campaign_judges, get_judge, takes_judges
+from .setup import (
+    JudgeInput,
+    add_judge,
+    allowed_key_envs,
+    campaign_judges,
+    get_judge,
+    prompts_root,
+    run_refusal,
+    takes_judges,
+)
 
 bp = Blueprint("judges", __name__)
 FIELDS = ("name", "base_url", "model", "mode", "api_key_env", "temperature", "max_rounds", "concurrency",
@@ -29,7 +38,8 @@ def judges_panel(campaign) -> list[tuple]:
 def _index(campaign, form=None, status=200):
     judges = campaign_judges(campaign.id)
     return render_template("judges/index.html", campaign=campaign, judges=judges, form=form or {},
-                           takes_judges=takes_judges(campaign),
+                           takes_judges=takes_judges(campaign), key_envs=allowed_key_envs(),
+                           prompts_root=prompts_root(),
                            progress={j.id: reports.progress(j) for j in judges}), status
 
 
@@ -76,6 +86,7 @@ def show(campaign_id: int, judge_id: int):
     judge = get_judge(campaign_id, judge_id)
     return render_template("judges/show.html", campaign=judge.campaign, judge=judge,
                            prog=reports.progress(judge), records=reports.judge_items(judge),
+                           run_refusal=run_refusal(judge),
                            results=reports.judge_results(judge))
 
 
