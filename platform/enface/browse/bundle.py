@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
 from ..services import NotFound, rankings
 from ..services import leaderboard as lb
+from ..services.archive_names import safe_part, slug
 from ..services.testsets import testset_files
 from .evidence import released_campaigns
 from .lru import app_cache
@@ -39,11 +39,6 @@ class BundleFile:
     title: str
     mimetype: str
     make: Callable[[], str]
-
-
-def slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return s[:80] or "x"
 
 
 def public_board(ts: TestSet) -> dict:
@@ -76,7 +71,7 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
     docs = list(ts.documents)
     for sid, folder in dirs.items():
         for d in docs:
-            files.append(BundleFile(f"outputs/{folder}/{d.name}.txt", "system output", "text/plain",
+            files.append(BundleFile(f"outputs/{folder}/{safe_part(d.name)}.txt", "system output", "text/plain",
                                     lambda sid=sid, d=d: _output(sid, d)))
     files += [
         BundleFile("systems.csv", "system descriptions", "text/csv", lambda: systems_csv(board, dirs)),
