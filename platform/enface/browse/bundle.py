@@ -13,7 +13,6 @@ Layout (under ``<slug>-release/`` in the zip)::
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -21,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
+
+from scoring import csvsafe
 
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
@@ -116,7 +117,7 @@ def _output(submission_id: int, doc) -> str:
 
 def systems_csv(board: dict, dirs: dict[int, str]) -> str:
     out = io.StringIO()
-    w = csv.writer(out)
+    w = csvsafe.writer(out)
     w.writerow(["folder", "team", "system", "label", "constrained", "document_level", "description"])
     for g in lb.grouped(board):
         for r in g["rows"]:
