@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.access_matrix import Cell, app_cells, build_url, leaks, readable_body, request
+from tests.support.access_world import EMAILS as EMAIL_OF
 from tests.support.access_world import ROLES, STATES, build_access_world, login_client
 
 ADMIN = "302 404 404 404 200 200"          # organizers and admins; others are told there is nothing here
@@ -271,6 +272,46 @@ def test_access(matrix, state: str, cell: Cell, role: str):
         assert "/auth/login" in location or cell.id in ("POST /auth/logout",), (cell.id, location)
     leaked = leaks(world, role, body)
     assert not leaked, f"{cell.method} {build_url(world, cell)} as {role} ({state}) shows {leaked}"
+
+
+# Who may make a password reset link for whom (issue 15, finding 1): the link logs its holder in as the
+# account, so the rule is the role form's: nobody takes an account with more rights than their own.
+# Rows: the account the link is for; columns: who asks (ROLES). 403 names the rule on the users page.
+RESET_LINK = {"team_a": "302 404 404 404 200 200", "annotator": "302 404 404 404 200 200",
+              "organizer": "302 404 404 404 403 200", "admin": "302 404 404 404 403 200",
+              "judge": "302 404 404 404 403 403"}     # the LLM judge's machine account (inactive): nobody
+
+
+def _judge_user_id(world) -> int:
+    from enface.extensions import db
+    from enface.judges.models import Judge
+
+    with world.app.app_context():
+        return db.session.get(Judge, world.judge_id).user_id
+
+
+@pytest.mark.parametrize("target", sorted(RESET_LINK))
+@pytest.mark.parametrize("role", ROLES)
+def test_reset_link_rule(matrix, target: str, role: str):
+    world, clients = matrix("open")
+    user_id = _judge_user_id(world) if target == "judge" else world.users[target]
+    resp = clients[role].post(f"/admin/users/{user_id}/reset-link", data={}, follow_redirects=False)
+    body = resp.get_data(as_text=True)
+    want = int(RESET_LINK[target].split()[ROLES.index(role)])
+    assert resp.status_code == want, (target, role, resp.status_code, body[:400])
+    assert ("/auth/reset/" in body) == (want == 200), "a link is shown exactly when it is allowed"
+    if want == 403:
+        assert "only an admin" in body or "inactive account" in body, body[:800]
+
+
+def test_reset_rule_is_said_on_the_users_page(matrix):
+    from enface.services.accounts import RESET_RULE
+
+    world, clients = matrix("open")
+    page = clients["organizer"].get("/admin/users").get_data(as_text=True)
+    assert RESET_RULE in page.replace("&#39;", "'")
+    admin_row = next(row for row in page.split("<tr>") if EMAIL_OF["admin"] in row)
+    assert "/reset-link" not in admin_row and "no reset link" in admin_row, admin_row
 
 
 def test_the_canaries_show_where_they_may(matrix):
