@@ -172,12 +172,18 @@ def person(user_id: int) -> User:
     return user
 
 
-@bp.get("/users")
-def users():
+def _users_page(status: int = 200, **extra):
     all_users = people()
     teams = db.session.scalars(select(Team).order_by(Team.name)).all()
     return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
-                           role_form=RoleForm(), reset_link=None)
+                           role_form=RoleForm(), reset_rule=accounts.RESET_RULE,
+                           may_reset=lambda u: accounts.reset_refusal(current_user, u) is None,
+                           **{"reset_link": None, **extra}), status
+
+
+@bp.get("/users")
+def users():
+    return _users_page()
 
 
 @bp.post("/users/<int:user_id>/reset-link")
@@ -185,11 +191,12 @@ def reset_link(user_id: int):
     user = person(user_id)
     if not EmptyForm().validate_on_submit():
         return redirect(url_for("admin.users"))
-    link = url_for("auth.reset", token=accounts.make_reset_token(user), _external=True)
-    all_users = people()
-    teams = db.session.scalars(select(Team).order_by(Team.name)).all()
-    return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
-                           role_form=RoleForm(), reset_link=link, reset_user=user)
+    try:
+        link = url_for("auth.reset", token=accounts.make_reset_token(user, current_user), _external=True)
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        return _users_page(exc.status)
+    return _users_page(reset_link=link, reset_user=user)
 
 
 @bp.post("/teams/<int:team_id>/verify")

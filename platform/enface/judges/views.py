@@ -14,7 +14,16 @@ from ..confirm import ask, confirmed
 from ..services import ServiceError
 from . import manage, reports
 from .running import queue_run
-from .setup import JudgeInput, add_judge, campaign_judges, get_judge, takes_judges
+from .setup import (
+    JudgeInput,
+    add_judge,
+    allowed_key_envs,
+    campaign_judges,
+    get_judge,
+    prompts_root,
+    run_refusal,
+    takes_judges,
+)
 
 bp = Blueprint("judges", __name__)
 FIELDS = ("name", "base_url", "model", "mode", "api_key_env", "temperature", "max_rounds", "concurrency",
@@ -30,7 +39,8 @@ def judges_panel(campaign) -> list[tuple]:
 def _index(campaign, form=None, status=200):
     judges = campaign_judges(campaign.id)
     return render_template("judges/index.html", campaign=campaign, judges=judges, form=form or {},
-                           takes_judges=takes_judges(campaign),
+                           takes_judges=takes_judges(campaign), key_envs=allowed_key_envs(),
+                           prompts_root=prompts_root(),
                            progress={j.id: reports.progress(j) for j in judges}), status
 
 
@@ -77,6 +87,7 @@ def show(campaign_id: int, judge_id: int):
     judge = get_judge(campaign_id, judge_id)
     return render_template("judges/show.html", campaign=judge.campaign, judge=judge,
                            prog=reports.progress(judge), records=reports.judge_items(judge),
+                           run_refusal=run_refusal(judge),
                            results=reports.judge_results(judge), labels=reports.item_labels(judge))
 
 
@@ -101,7 +112,8 @@ def edit(campaign_id: int, judge_id: int):
     if request.method == "GET":
         form = {k: getattr(manage.judge_input(judge), k) for k in FIELDS}
         return render_template("judges/edit.html", campaign=judge.campaign, judge=judge, form=form,
-                               scored=manage.scored_items(judge))
+                               scored=manage.scored_items(judge), key_envs=allowed_key_envs(),
+                               prompts_root=prompts_root())
     form = {k: request.form.get(k, "") for k in FIELDS}
     key_source = request.form.get("key_source", "keep")
     secret = request.form.get("api_key", "") if key_source == "secret" else ""
@@ -113,7 +125,8 @@ def edit(campaign_id: int, judge_id: int):
         flash(exc.message, "error")
         form["key_source"] = key_source   # the secret itself is never sent back into the form
         return render_template("judges/edit.html", campaign=judge.campaign, judge=judge, form=form,
-                               scored=manage.scored_items(judge)), exc.status
+                               scored=manage.scored_items(judge), key_envs=allowed_key_envs(),
+                               prompts_root=prompts_root()), exc.status
     flash(f"Judge {judge.name} saved.", "success")
     return redirect(url_for("judges.show", campaign_id=campaign_id, judge_id=judge_id))
 

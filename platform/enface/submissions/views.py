@@ -11,6 +11,7 @@ from ..forms import choices
 from ..services import Forbidden, NotFound, ServiceError
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
+from ..services.archive_names import safe_part
 from ..services.uploads import receive
 from . import bp
 from .forms import SubmitForm
@@ -35,7 +36,7 @@ def source_zip(testset_id: int):
     ts = testsets_svc.get_testset(testset_id)
     with_refs = ts.references_public or current_user.is_organizer
     buf = io.BytesIO()
-    folder = f"{ts.name}".replace("/", "_")
+    folder = safe_part(ts.name)
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, text in testsets_svc.testset_files(ts, with_references=with_refs):
             zf.writestr(f"{folder}/{path}", text)
