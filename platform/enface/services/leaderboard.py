@@ -11,7 +11,6 @@ sees which rows is decided afterwards by :func:`visible_leaderboard`.
 from __future__ import annotations
 
 import copy
-import csv
 import io
 import threading
 import time
@@ -21,8 +20,8 @@ from flask import current_app
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session, selectinload
 
+from scoring import csvsafe
 from scoring.metrics import REGISTRY
-from scoring.tables import csv_safe
 
 from ..extensions import db
 from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
@@ -458,7 +457,7 @@ def to_csv(board: dict) -> str:
     when a rubric ranking is, no comment lines: the signatures are in :func:`signatures_csv`.
     """
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     keys = [c["key"] for c in board["columns"]]
     human = [(key, name) for key, name in HUMAN_RANKINGS
              if board.get(key) is not None and (key == "mqm" or board[key].get("ranking"))]
@@ -467,7 +466,7 @@ def to_csv(board: dict) -> str:
                      *[name + h[3:] for _key, name in human for h, _f in MQM_CSV_COLUMNS]])
     for group in grouped(board):
         for r in group["rows"]:
-            cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
+            cells = [r["group"], r["team"], r["system"], r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
             for key, _name in human:   # empty cells for a system outside the human evaluation
@@ -485,7 +484,7 @@ def signatures_csv(board: dict) -> str:
     several signatures has several rows, one without a score has none.
     """
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     writer.writerow(["metric", "signature"])
     for c in board["columns"]:
         for sig in board["signatures"].get(c["key"], []):
