@@ -44,7 +44,7 @@ PAIRWISE_TIES = ("pairwise_accuracy: mt-metrics-eval's (every pair counts; a tie
 
 
 def rank_flips(systems: Sequence[str], human: Sequence[float], metric: Sequence[float]) -> dict[str, Any]:
-    """Systems ranked differently by the metric (largest |difference| first) and the discordant pairs.
+    """Systems ranked differently by the metric (largest absolute difference first) and the discordant pairs.
 
     ``human`` and ``metric`` are oriented (higher = better); ranks are 1 = best, ties share the average.
     """

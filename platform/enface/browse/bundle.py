@@ -14,21 +14,22 @@ Layout (under ``<slug>-release/`` in the zip)::
 
 from __future__ import annotations
 
-import csv
 import io
 import json
-import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from scoring import csvsafe
+
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
 from ..services import NotFound, rankings
 from ..services import leaderboard as lb
+from ..services.archive_names import safe_part, slug
 from ..services.testsets import testset_files
 from . import bundle_mtme
 from .evidence import released_campaigns
@@ -41,11 +42,6 @@ class BundleFile:
     title: str
     mimetype: str
     make: Callable[[], str]
-
-
-def slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return s[:80] or "x"
 
 
 def public_board(ts: TestSet) -> dict:
@@ -78,7 +74,7 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
     docs = list(ts.documents)
     for sid, folder in dirs.items():
         for d in docs:
-            files.append(BundleFile(f"outputs/{folder}/{d.name}.txt", "system output", "text/plain",
+            files.append(BundleFile(f"outputs/{folder}/{safe_part(d.name)}.txt", "system output", "text/plain",
                                     lambda sid=sid, d=d: _output(sid, d)))
     files += [
         BundleFile("systems.csv", "system descriptions", "text/csv", lambda: systems_csv(board, dirs)),
@@ -125,7 +121,7 @@ def _output(submission_id: int, doc) -> str:
 
 def systems_csv(board: dict, dirs: dict[int, str]) -> str:
     out = io.StringIO()
-    w = csv.writer(out)
+    w = csvsafe.writer(out)
     w.writerow(["folder", "team", "system", "label", "constrained", "document_level", "description"])
     for g in lb.grouped(board):
         for r in g["rows"]:
