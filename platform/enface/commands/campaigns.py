@@ -1,4 +1,4 @@
-"""``enface campaign ...``: human-evaluation campaigns (MQM, reader studies) from the command line.
+"""``enface campaign ...``: human-evaluation campaigns of every protocol, and their LLM judges, from the command line.
 
     enface campaign list
     enface campaign create --testset ID --name NAME [--scheme wmt23-literary] [--redundancy 2]
@@ -28,15 +28,17 @@ import click
 from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
+from ..protocols import BUILT_IN
 from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from ..services import is_ascii_int
 from ._common import fail as _fail
 from ._common import load_app as _app
 
 
-@click.group("campaign")
+@click.group("campaign", help=f"Human-evaluation campaigns of every protocol ({', '.join(BUILT_IN)}) and their "
+                               "LLM judges: create, invite, start, follow, export and release.")
 def campaign():
-    """Human-evaluation campaigns (MQM, reader studies)."""
+    pass
 
 
 def _run(fn):

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import click
 
-from ._common import ROOT
-
 #: what the scripted endpoint asks as a Bearer token: the demo judge stores it encrypted like a real key
 DEMO_ENDPOINT_KEY = "demo-endpoint-key"
 DEMO_JUDGE_NAME = "Demo judge (scripted endpoint)"
@@ -64,7 +62,7 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
     try:
         services.procs["judge-endpoint"] = subprocess.Popen(
             [sys.executable, "-m", "humaneval.judge.scripted", "--port", str(port), "--script", str(script_file)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            cwd=data_dir, stdout=log, stderr=subprocess.STDOUT)
     finally:
         log.close()
     base_url = f"http://127.0.0.1:{port}/v1"

@@ -218,30 +218,31 @@ def _params():
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory):
-    """One app and one world per state, built on first use; their logged-in clients."""
+def matrix(tmp_path_factory, db_template):
+    """One app and one world per state, built on first use, on the backend the tests run on (PostgreSQL in
+    the second CI pass); their logged-in clients."""
     from enface import create_app
     from enface.config import TestConfig
-    from enface.migrate import upgrade
     from enface.services import leaderboard
+
+    from tests.support.databases import FreshDatabase
 
     built: dict[str, tuple] = {}
 
     def get(state: str):
         if state not in built:
             folder = tmp_path_factory.mktemp(f"matrix-{state}")
-            db_path = folder / "data" / "enface.sqlite"
-            db_path.parent.mkdir()
-            upgrade(f"sqlite:///{db_path}")
-            app = create_app(TestConfig.for_dir(folder / "data", f"sqlite:///{db_path}"))
+            database = FreshDatabase(db_template, folder / "data")
+            app = create_app(TestConfig.for_dir(folder / "data", database.url))
             leaderboard.clear_cache()
-            world = build_access_world(app, folder, state, db_path)
+            world = build_access_world(app, folder, state, database)
             built[state] = (world, {role: login_client(world, role) for role in ROLES})
         return built[state]
 
     yield get
     for world, _clients in built.values():
         world.app.extensions["enface_db"][0].dispose()
+        world.database.drop()
     leaderboard.clear_cache()
 
 
