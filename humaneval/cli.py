@@ -20,8 +20,10 @@ other weights is a usage error: use ac2). ac2 defaults to quadratic weights;
 ac2 with identity weights equals ac1 on the same numbers.
 
 kappa is Cohen's kappa for exactly two raters, over the items both rated, with
-identity (default), linear or quadratic weights on the category ranks, as
-scikit-learn's cohen_kappa_score. icc is ICC(3,1) (two-way mixed, consistency,
+identity (default), linear, quadratic or ordinal weights: the library's one
+definition (humaneval.cohen_kappa), weights on the category values as in
+irrCAC and Gwet's AC2 (on equally spaced numbers the same as scikit-learn's
+rank weights); labels need --categories in their order for weighted kappa. icc is ICC(3,1) (two-way mixed, consistency,
 single rater; numbers only, no weights) and needs complete data: every rater
 rates every item.
 
@@ -202,7 +204,10 @@ def _kappa_or_icc(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if not both:
             raise HumanEvalInputError("no item is rated by both raters", args.file)
         a, b = raters
-        value = kappa([row[a] for row in both], [row[b] for row in both], weights, ratings.categories)
+        try:
+            value = kappa([row[a] for row in both], [row[b] for row in both], weights, ratings.categories)
+        except ValueError as exc:
+            raise HumanEvalInputError(str(exc), args.file) from None
         if value is None:
             raise HumanEvalInputError("Cohen's kappa is undefined: chance agreement is 1 (both raters gave one "
                                       "and the same category throughout)", args.file)
