@@ -1,5 +1,7 @@
 """``python -m humaneval``: agreement coefficients and reader-study results on plain files.
 
+Usage::
+
     python -m humaneval agreement RATINGS.csv --coefficient ac1|ac2|kappa|icc
                                   [--weights identity|linear|quadratic] [--categories 1,2,3,4,5] [--json]
     python -m humaneval reader EXPORT.jsonl [--weights identity|linear|quadratic] [--study NAME] [--json]

@@ -15,8 +15,6 @@ from werkzeug.routing import IntegerConverter
 from .config import Config
 from .safejson import SafeJSONProvider
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-
 __all__ = ["create_app", "Config"]
 
 
@@ -29,7 +27,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
         cfg = config.from_env()
     else:
         cfg = Config.from_env(**(config or {}))
-    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    from .resources import templates_dir
+
+    app = Flask(__name__, template_folder=str(templates_dir()), static_folder="static")
     app.json = SafeJSONProvider(app)   # request.get_json(): a 400, never a 500, for too deep or unencodable JSON
     app.url_map.converters["int"] = DatabaseId   # /submissions/99999999999999999999 is a 404, not a 500
     app.config.from_mapping(cfg.finalize())
@@ -87,6 +87,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
     from .browse import bp as browse_bp
 
     app.register_blueprint(browse_bp, url_prefix="/browse")   # the output browser and the data release
+    from .shortcuts import bp as shortcuts_bp
+
+    app.register_blueprint(shortcuts_bp)   # /login, /leaderboards, ...: redirects to the pages they mean
     from . import protocols
     from .campaigns.services import attach_to_leaderboard
     from .services import leaderboard

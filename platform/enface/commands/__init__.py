@@ -16,6 +16,8 @@
                                                                        campaigns.py
     enface campaign add-judge|judges|run-judge                         judges.py
 
+    enface --version                                                   the installed package's version
+
 Every command reads the same ENFACE_* variables as the server (see enface/config.py).
 
 This module imports the command modules and registers their commands; they never import it
@@ -30,6 +32,7 @@ from . import campaigns, db, demo, judges, serve, submit, testsets, users  # noq
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="enface", prog_name="enface", message="%(prog)s %(version)s")
 def main():
     """Enface: run a WMT-style literary translation shared task."""
 

@@ -1,4 +1,4 @@
-"""``enface testset import|list|release|hide|set|freeze|phenomena`` and ``enface rescore``: test sets and their scores.
+"""``enface testset import|list|release|hide|set|rename|delete|freeze|phenomena`` and ``enface rescore``: test sets and their scores.
 
 Every organizer action of the test-set settings page, for scripts: exit 0 on success, 1 with a
 sentence on stderr when the change is refused (unknown id, deadline before the opening, a
@@ -167,6 +167,62 @@ def testset_set(testset_id, opens, deadline, daily_quota, total_quota, document_
     if not changes:
         fail("nothing to change: give --opens, --deadline, --daily-quota, --total-quota or --document-level", 2)
     _change(testset_id, "updated", **changes)
+
+
+@testset.command("rename")
+@click.argument("testset_id", metavar="ID", type=str)
+@click.argument("name")
+def testset_rename(testset_id, name):
+    """Rename test set ID (the name is unique within its task)."""
+    from ..services import ServiceError
+    from ..services.testset_changes import rename_testset
+
+    app = load_app()
+    with app.app_context():
+        ts = _testset(testset_id)
+        old = ts.name
+        try:
+            rename_testset(ts, name)
+        except ServiceError as exc:
+            fail(exc.message)
+        click.echo(f"test set {ts.id} renamed: {old!r} -> {ts.name!r}")
+
+
+@testset.command("delete")
+@click.argument("testset_id", metavar="ID", type=str)
+@click.option("--yes", is_flag=True, help="delete without asking (scripts)")
+def testset_delete(testset_id, yes):
+    """Delete test set ID with its documents and phenomena: only before anything is submitted to it."""
+    from ..services import ServiceError
+    from ..services.testset_changes import delete_testset, deletion_refusal
+
+    app = load_app()
+    with app.app_context():
+        ts = _testset(testset_id)
+        refusal = deletion_refusal(ts)
+        if refusal is not None:
+            fail(f"test set {ts.id} cannot be deleted: {refusal}")
+        if not yes:
+            click.confirm(f"Delete test set {ts.id} ({ts.title}: {ts.num_documents} documents, {ts.num_segments} "
+                          "segments)?", abort=True, err=True)
+        try:
+            title = delete_testset(ts)
+        except ServiceError as exc:
+            fail(f"test set {testset_id} cannot be deleted: {exc.message}")
+        click.echo(f"test set {testset_id} deleted: {title}")
+
+
+def _testset(testset_id: str):
+    """The test set of an ID argument, or exit 1 with a sentence."""
+    from ..services import ServiceError, is_ascii_int
+    from ..services.testsets import get_testset
+
+    if not is_ascii_int(testset_id) or len(testset_id) > 9:
+        fail(f"{testset_id!r} is not a test set id (a number; see enface testset list)")
+    try:
+        return get_testset(int(testset_id))
+    except ServiceError:
+        fail(f"there is no test set {testset_id} (see enface testset list)")
 
 
 def _change(testset_id: str, done: str, **changes) -> None:

@@ -22,8 +22,8 @@ from scoring.metrics import registry
 from scoring.testset import output_from_files
 from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
+from .. import job_queue
 from ..extensions import begin_write, db
-from ..jobs import queue as job_queue
 from ..models import PENDING_STATES, Document, OutputSegment, ScoreRow, Submission, TestSet, utcnow
 from .submissions import delete_scores, note, transition
 from .testsets import bump_scores_version, scoring_testset

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_meta_page import (  # (tests/platform is not a package: by file name)
     WORLD_SYSTEMS,
@@ -47,6 +49,21 @@ def test_meta_page_in_chromium(db_template, tmp_path):
             box = page.locator("svg.meta-scatter").first.bounding_box()
             assert box and box["width"] > 200 and box["height"] > 150
             assert page.locator("table.meta-items tbody tr").count() == 3
+            # 4 systems: a caution that the system-level numbers mean little
+            caution = page.locator(".few-systems")
+            assert caution.count() == 1 and "only 4 systems" in caution.inner_text()
+            # every point estimate reads inside its interval, to the same decimals; ρ²×100 has ρ's sign
+            cells = page.locator("table.meta-system td.num, table.meta-items td.num").all_inner_texts()
+            with_ci = [re.fullmatch(r"([+−-]?[\d.]+) \[([+−-]?[\d.]+), ([+−-]?[\d.]+)\](?: \(\d+ pairs\))?", c)
+                       for c in cells]
+            numbers = [[float(x.replace("−", "-")) for x in m.groups()] for m in with_ci if m]
+            assert len(numbers) >= 9
+            assert all(lo <= point <= hi for point, lo, hi in numbers), numbers
+            assert all(len(x.split(".")[1]) == 3 for m in with_ci if m for x in m.groups())
+            for row in page.locator("table.meta-system tbody tr").all():
+                rho, share = row.locator("td").nth(2).inner_text(), row.locator("td").nth(3).inner_text()
+                assert share[0] in "+-" and share[0] == rho[0], (rho, share)
+            assert "shown with ρ's sign" in page.inner_text("#meta-method")
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "meta-page.png"), full_page=True)
             ctx.close()
