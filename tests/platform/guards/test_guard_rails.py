@@ -185,6 +185,29 @@ def test_the_token_page_shows_whole_commands(client, world):
     assert curl.rstrip().endswith(f"/api/v1/testsets/{ts}/submissions") and "-F system_name=my-system" in curl
 
 
+def test_the_token_page_names_the_teams_own_test_sets_and_the_light_client(client, world, tmp_path):
+    """A team that submitted to test set 2 (not the first one imported) sees commands for test set 2."""
+    from tests.support.testkit import upload
+
+    first = world.testset()
+    second = world.testset(task="Second task")
+    uid, token = world.team_with_token("cap@a.org", "Team A")
+    assert upload(client, second, token).status_code == 202
+    login(client, "cap@a.org")
+    html = client.get("/auth/tokens").get_data(as_text=True)
+    enface = re.search(r'<pre class="example" id="example-enface">(.*?)</pre>', html, re.S).group(1)
+    assert f"--testset {second} " in enface and f"--testset {first} " not in html
+    assert f"/api/v1/testsets/{second}/submissions" in html and f"/api/v1/testsets/{first}/" not in html
+    assert '<pre class="example" id="install-client">pip install ./clients/submit</pre>' in html
+    # a team that has not submitted yet: every open test set, each with its own commands
+    world.user("new@b.org", team="Team B")
+    other = client.application.test_client()
+    login(other, "new@b.org")
+    html = other.get("/auth/tokens").get_data(as_text=True)
+    assert f"--testset {first} " in html and f"--testset {second} " in html
+    assert f'id="example-enface-{second}"' in html
+
+
 # --------------------------------------------------------------------------- imported test sets
 
 
