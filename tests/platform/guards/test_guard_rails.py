@@ -57,17 +57,39 @@ def test_make_primary_confirms_and_offers_an_undo(client, world):
     assert f"Make #{second} second-sys primary?" in page and f"#{first} 'first-sys', becomes contrastive" in page
     assert state_of(world, second)[0] == "contrastive"
     done = client.post(f"/submissions/{second}/primary", data={"confirmed": "yes"})
-    assert done.status_code == 302 and done.headers["Location"].endswith(f"/submissions/{second}?undo={first}")
+    assert done.status_code == 302 and done.headers["Location"].endswith(f"/submissions/{second}")
     assert state_of(world, second)[0] == "primary" and state_of(world, first)[0] == "contrastive"
     html = client.get(done.headers["Location"]).get_data(as_text=True)
-    assert f"Undo: make #{first} primary again" in html
+    assert f"Undo: make #{first} primary again" in html and "offered for 10 minutes after the switch" in html
+    # the offer stays on the page (a reload, another page and back) for the stated window, then goes
+    client.get("/submissions")
+    assert f"Undo: make #{first} primary again" in client.get(f"/submissions/{second}").get_data(as_text=True)
+    _age_switch(world, minutes=11)
+    assert "Undo:" not in client.get(f"/submissions/{second}").get_data(as_text=True)
+    _age_switch(world, minutes=-11)
     # The undo is the same switch back, without a second confirmation.
     undone = client.post(f"/submissions/{first}/primary", data={"undo": "1"})
     assert undone.status_code == 302 and undone.headers["Location"].endswith(f"/submissions/{first}")
     assert state_of(world, first)[0] == "primary" and state_of(world, second)[0] == "contrastive"
-    # A stale undo link offers nothing (the other one is no longer contrastive-with-a-slot after a withdraw).
+    # After the switch back, the offer is for the other way; a withdrawn one offers nothing.
+    assert f"Undo: make #{second} primary again" in client.get(f"/submissions/{first}").get_data(as_text=True)
     client.post(f"/submissions/{second}/withdraw", data={"confirmed": "yes"})
-    assert "Undo:" not in client.get(f"/submissions/{first}?undo={second}").get_data(as_text=True)
+    assert "Undo:" not in client.get(f"/submissions/{first}").get_data(as_text=True)
+    assert "Undo:" not in client.get(f"/submissions/{first}?undo=²").get_data(as_text=True)
+
+
+def _age_switch(world, minutes: int) -> None:
+    """Move every switch event ``minutes`` into the past (negative: back)."""
+    from datetime import timedelta
+
+    from enface.extensions import db
+    from enface.models import SubmissionEvent
+    from sqlalchemy import select
+
+    with world.app.app_context(), db.write():
+        for event in db.session.scalars(select(SubmissionEvent)
+                                        .where(SubmissionEvent.message.startswith("now contrastive"))):
+            event.created_at -= timedelta(minutes=minutes)
 
 
 # --------------------------------------------------------------------------- the submission form
