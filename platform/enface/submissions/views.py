@@ -155,6 +155,15 @@ def _primary_question(sub) -> dict:
         details.append(f"The current primary, #{old.id} {old.system_name!r}, becomes contrastive.")
         details.append(f"To undo, make #{old.id} primary again: its page offers that for "
                        f"{subs.UNDO_SWITCH_MINUTES} minutes.")
+    from ..campaigns.services.lifecycle import released_campaigns_of
+
+    judged = released_campaigns_of(old.id) if old is not None else []
+    if judged:
+        names = ", ".join(repr(c.name) for c in judged)
+        details.append(f"A human evaluation of this test set is released ({names}): it judged #{old.id} "
+                       f"{old.system_name!r}. Its official ranking keeps ranking #{old.id}, marked \"now "
+                       f"contrastive\"; the automatic board shows #{sub.id} as your primary, which no human "
+                       "evaluation ranked.")
     return {"title": f"Make #{sub.id} {sub.system_name} primary?", "button": "Yes, make it primary",
             "message": "Only one system per team is primary.", "details": details}
 
