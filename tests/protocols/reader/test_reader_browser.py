@@ -368,3 +368,24 @@ def test_the_organizer_pages(live, browser):
     assert page.is_visible("#preferences")
     shot(page, "24-results", full=True)
     ctx.close()
+
+
+def test_a_reader_in_two_studies_tells_them_apart(live, browser):
+    """Two studies on one reader's list: two sections, each titled by its study's name."""
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+
+    base, world = live
+    readers = ("reader3@example.org", "reader4@example.org")
+    first, second = new_study(world, readers=readers, seed=31), new_study(world, readers=readers, seed=32)
+    with world.ctx(), db.write():
+        db.session.get(Campaign, first).name = "Lantern study, spring"
+        db.session.get(Campaign, second).name = "Lantern study, autumn"
+    ctx, page = login(browser, base, "reader3@example.org")
+    page.goto(f"{base}/annotate/")
+    titles = page.locator("h2.reader-study-title").all_inner_texts()
+    assert len(titles) == 2
+    assert titles[0].startswith("Lantern study, spring") and titles[1].startswith("Lantern study, autumn")
+    assert page.locator(f"#study-{first} + table.reader-books tbody tr").count() >= 1
+    shot(page, "two-studies")
+    ctx.close()
