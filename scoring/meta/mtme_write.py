@@ -28,8 +28,9 @@ def layout_name(name: str) -> str:
     return _UNSAFE.sub("_", name.strip()) or "_"
 
 
-def system_name(name: str) -> str:
-    """A system name that stays one field of a score line (dots are fine: the toolkit strips only the extension)."""
+def field_name(name: str) -> str:
+    """A system, document or domain name that stays one whitespace-separated field (dots are fine: the toolkit
+    strips only a file's extension)."""
     return _SPACE.sub("_", name.strip()) or "_"
 
 
@@ -63,7 +64,7 @@ def _oriented(v: float | None, higher_is_better: bool) -> float | None:
 
 def _seg_scores(per_system: Mapping[str, Mapping[Hashable, float]], keys: Sequence[tuple[str, int]],
                 higher_is_better: bool) -> dict[str, list[float | None]]:
-    return {system_name(s): [_oriented(items.get(k), higher_is_better) for k in keys]
+    return {field_name(s): [_oriented(items.get(k), higher_is_better) for k in keys]
             for s, items in per_system.items()}
 
 
@@ -73,20 +74,20 @@ def layout_files(ex: LayoutExport) -> dict[str, str]:
     files: dict[str, str] = {}
     if keys:
         domains = ex.domains or ["default"] * len(keys)
-        files[f"documents/{lp}.docs"] = "".join(f"{layout_name(dom)}\t{layout_name(doc)}\n"
+        files[f"documents/{lp}.docs"] = "".join(f"{field_name(dom)}\t{field_name(doc)}\n"
                                                 for dom, (doc, _pos) in zip(domains, keys, strict=True))
     if ex.sources:
         files[f"sources/{lp}.txt"] = _text(ex.sources)
     for ref, lines in ex.references.items():
         files[f"references/{lp}.{layout_name(ref)}.txt"] = _text(lines)
     for system, lines in ex.outputs.items():
-        files[f"system-outputs/{lp}/{system_name(system)}.txt"] = _text(lines)
+        files[f"system-outputs/{lp}/{field_name(system)}.txt"] = _text(lines)
     for key, ms in ex.metrics.items():
         ref = NO_REFERENCE if key in ex.reference_free else ALL_REFERENCES
         name = layout_name(ms.metric)
         if ms.scores:
             files[metric_score_path(lp, name, ref, "sys")] = score_file_text(
-                {system_name(s): [_oriented(v, ms.higher_is_better)] for s, v in ms.scores.items()})
+                {field_name(s): [_oriented(v, ms.higher_is_better)] for s, v in ms.scores.items()})
         if ms.segments and keys:
             files[metric_score_path(lp, name, ref, "seg")] = score_file_text(
                 _seg_scores(ms.segments, keys, ms.higher_is_better))
@@ -94,7 +95,7 @@ def layout_files(ex: LayoutExport) -> dict[str, str]:
     for h in ex.humans:
         if h.systems:
             files[human_score_path(lp, names[h.key], "sys")] = score_file_text(
-                {system_name(s): [_oriented(v, h.higher_is_better)] for s, v in h.systems.items()})
+                {field_name(s): [_oriented(v, h.higher_is_better)] for s, v in h.systems.items()})
         if h.items and h.item_unit == "segment" and keys:
             files[human_score_path(lp, names[h.key], "seg")] = score_file_text(
                 _seg_scores(h.items, keys, h.higher_is_better))

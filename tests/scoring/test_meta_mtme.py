@@ -16,7 +16,7 @@ from scoring.meta import HumanSource, MetricScores, system_level
 from scoring.meta import toolkit as tk
 from scoring.meta.mtme import LayoutError, read_mtme, read_score_file
 from scoring.meta.mtme_eval import evaluate_mtme
-from scoring.meta.mtme_write import LayoutExport, layout_files, layout_name, system_name
+from scoring.meta.mtme_write import LayoutExport, field_name, layout_files, layout_name
 
 SYSTEMS = ["sysA", "sysB", "sysC", "sysD", "refA"]
 KEYS = [("doc1", 0), ("doc1", 1), ("doc2", 0), ("doc2", 1), ("doc2", 2)]
@@ -135,7 +135,7 @@ def test_a_seg_file_with_the_wrong_count_is_refused(root):
 
 def test_layout_names_have_no_whitespace_or_dots():
     assert layout_name("my metric v1.2") == "my_metric_v1_2"
-    assert system_name("Team A.my system") == "Team_A.my_system"
+    assert field_name("Team A.my system") == "Team_A.my_system"
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:

@@ -23,21 +23,38 @@ def testset():
 @testset.command("import")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--task", "task_name", required=True, help="task name (created if it does not exist)")
-@click.option("--name", default=None, help="test set name (default: from testset.json)")
-def testset_import(directory, task_name, name):
-    """Import a test set in the scoring library's on-disk format.
+@click.option("--name", default=None, help="test set name (default: from testset.json; mt-metrics-eval: 'ROOT LP')")
+@click.option("--lp", default=None, help="mt-metrics-eval root: the language pair to import (needed when it has several)")
+@click.option("--as", "as_email", default=None,
+              help="mt-metrics-eval root: the organizer whose baselines the system outputs become "
+                   "(default: the first organizer account)")
+@click.option("--include-human", is_flag=True,
+              help="mt-metrics-eval root: import the human translations (outputs named like a reference) too")
+def testset_import(directory, task_name, name, lp, as_email, include_human):
+    """Import a test set in the scoring library's on-disk format, or a root in mt-metrics-eval's layout.
+
+    A folder with ``documents/`` and ``sources/`` is read as mt-metrics-eval's layout (e.g. its
+    ``wmt23`` folder): the test set of one language pair (``--lp``), its references in name order,
+    and every system output as a baseline submission, validated and scored by the worker.
 
     Prints the new test set's id alone on stdout (ID=$(enface testset import ...)); what was
     imported, and a warning when the same data is already imported, go to stderr. The test set
     starts closed and hidden: open it with ``enface testset set ID --opens now``.
     """
     from ..services import ServiceError
+    from ..services.mtme_import import is_mtme_root
     from ..services.testsets import import_testset, same_data_as
 
     app = load_app()
     with app.app_context():
         try:
-            ts = import_testset(directory, task_name, name=name)
+            if is_mtme_root(directory):
+                ts = _import_mtme(directory, task_name, name, lp, as_email, include_human)
+            elif lp or as_email or include_human:
+                fail("--lp, --as and --include-human are for a root in mt-metrics-eval's layout "
+                     "(a folder with documents/ and sources/)")
+            else:
+                ts = import_testset(directory, task_name, name=name)
         except ServiceError as exc:
             fail(exc.message)
         from ..services.phenomena import count_phenomena
@@ -51,6 +68,31 @@ def testset_import(directory, task_name, name):
         for other in same_data_as(ts):
             click.echo(f"warning: test set {other.id} ({other.title}) holds the same documents, sources and "
                        "references", err=True)
+
+
+def _import_mtme(directory, task_name, name, lp, as_email, include_human):
+    from sqlalchemy import select
+
+    from ..extensions import db
+    from ..models import User
+    from ..services import accounts
+    from ..services.mtme_import import import_mtme
+
+    if as_email:
+        user = accounts.get_user_by_email(as_email)
+        if user is None or not user.is_organizer:
+            fail(f"--as {as_email}: no organizer account with that e-mail")
+    else:
+        user = next((u for u in db.session.scalars(select(User).order_by(User.id)) if u.is_organizer), None)
+        if user is None:
+            fail("the system outputs become an organizer's baselines: create an organizer account first "
+                 "(enface user create ... --role organizer) or give --as EMAIL")
+    done = import_mtme(directory, task_name, lp=lp, name=name, organizer=user, include_human=include_human)
+    click.echo(f"{len(done.submissions)} system outputs submitted as baselines of {user.email} "
+               f"(submissions {', '.join(str(s.id) for s in done.submissions) or 'none'})"
+               + (f"; human translations left out: {', '.join(done.skipped)} (--include-human imports them)"
+                  if done.skipped else ""), err=True)
+    return done.testset
 
 
 @testset.command("phenomena")

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from test_meta_page import (  # (tests/platform is not a package: by file name)
+    SEGMENT_METRIC,
     WORLD_SYSTEMS,
     _annotate,
     _scores,
@@ -15,6 +16,20 @@ from tests.support.browser import ARTIFACTS, chromium, live_server, login_page
 from tests.support.campaigns import PASSWORD, build_world
 
 pytestmark = pytest.mark.browser
+
+
+def _chrf_segments(world) -> None:
+    """A second metric with segment scores, so that soft pairwise accuracy and acc_eq have clusters."""
+    from enface.extensions import db
+    from enface.models import ScoreRow
+
+    with world.ctx(), db.write():
+        for system, sid in world.subs.items():
+            seg = [round(v * 80 + (i % 3) * 2, 3) for i, v in enumerate(reversed(SEGMENT_METRIC[system]))]
+            db.session.add(ScoreRow(submission_id=sid, metric="chrf", scope="corpus", name="chrF",
+                                    value=sum(seg) / len(seg), higher_is_better=True))
+            db.session.add(ScoreRow(submission_id=sid, metric="chrf", scope="segment", name="chrF", value=None,
+                                    values=seg, higher_is_better=True))
 
 
 def test_meta_page_in_chromium(db_template, tmp_path):
@@ -27,6 +42,7 @@ def test_meta_page_in_chromium(db_template, tmp_path):
         app = create_app(TestConfig.for_dir(tmp_path / "setup", url, META_BOOTSTRAP_SAMPLES=200))
         world = build_world(app, tmp_path, systems=WORLD_SYSTEMS)
         _scores(world)
+        _chrf_segments(world)
         cid = _annotate(world)
         with world.ctx():
             svc.release(svc.get_campaign(cid))
@@ -43,12 +59,26 @@ def test_meta_page_in_chromium(db_template, tmp_path):
             assert page.locator("h1").inner_text().startswith("Meta-evaluation")
             flips = page.locator(".meta-flips table.flips tbody tr")
             assert flips.count() >= 1 and "zephyr-mt" in flips.first.inner_text()
-            assert page.locator("table.meta-system tbody tr").count() == 3      # BLEU, TER, Judge
-            assert page.locator("svg.meta-scatter").count() == 3
-            assert page.locator("svg.meta-scatter circle").count() == 12        # 4 systems x 3 metrics
+            assert page.locator("table.meta-system tbody tr").count() == 4      # BLEU, TER, chrF, Judge
+            assert page.locator("svg.meta-scatter").count() == 4
+            assert page.locator("svg.meta-scatter circle").count() == 16        # 4 systems x 4 metrics
             box = page.locator("svg.meta-scatter").first.bounding_box()
             assert box and box["width"] > 200 and box["height"] > 150
-            assert page.locator("table.meta-items tbody tr").count() == 3
+            assert page.locator("table.meta-items tbody tr").count() == 4
+            # the toolkit's statistics: soft pairwise accuracy where segment scores exist, acc_eq with its threshold
+            judge = page.locator("table.meta-system tbody tr[data-metric='judge'] td.spa").inner_text()
+            assert "segments" in judge and float(judge.split()[0]) > 0
+            assert page.locator("table.meta-system tbody tr[data-metric='bleu'] td.spa").inner_text() == "n/a"
+            assert "ε =" in page.locator("table.meta-items td.acc-eq").first.inner_text()
+            # clusters: one table per statistic, every clustered metric ranked
+            for stat in ("pearson", "pairwise_accuracy", "soft_pairwise_accuracy", "acc_eq"):
+                rows = page.locator(f"table.clusters[data-statistic='{stat}'] tbody tr")
+                assert rows.count() == (4 if stat in ("pearson", "pairwise_accuracy") else 2), stat
+                assert rows.first.locator("td").first.inner_text() == "1"
+            # the definitions are on the page
+            defs = page.locator("#meta-definitions").inner_text()
+            for term in ("Soft pairwise accuracy", "acc_eq", "Metric clusters", "Pairwise accuracy (untied)"):
+                assert term in defs
             # 4 systems: a caution that the system-level numbers mean little
             caution = page.locator(".few-systems")
             assert caution.count() == 1 and "only 4 systems" in caution.inner_text()
