@@ -36,10 +36,12 @@ from typing import Any
 
 from .ranking import CLUSTER_METHODS, order_by_score, ranking_rows
 
-TESTS = {"wilcoxon": "paired Wilcoxon signed-rank test", "ar": "paired approximate randomisation",
-         "mannwhitney": "unpaired Wilcoxon rank-sum (Mann–Whitney U) test"}
-PAIRED_TESTS = ("wilcoxon", "ar")
-UNPAIRED_TESTS = ("mannwhitney",)
+PAIRED_TESTS = {"wilcoxon": "paired Wilcoxon signed-rank test", "ar": "paired approximate randomisation"}
+UNPAIRED_TESTS = {"mannwhitney": "unpaired Wilcoxon rank-sum (Mann–Whitney U) test"}
+#: the paired tests, what the MQM and rubric campaign settings offer (their units are shared by all systems)
+TESTS = PAIRED_TESTS
+#: every test :func:`rank_systems` takes
+ALL_TESTS = {**PAIRED_TESTS, **UNPAIRED_TESTS}
 DEFAULT_TEST = "wilcoxon"
 DEFAULT_ALPHA = 0.05
 DEFAULT_AR_SAMPLES = 10000
@@ -116,8 +118,8 @@ def rank_systems(units: UnitScores, *, scores: Mapping[str, float] | None = None
     paired test, all units of both sides for the unpaired one, ``mean_a``, ``mean_b`` over them,
     ``p_value``, ``significant``, ``better``: the better side by the system scores, or None on a tie).
     """
-    if test not in TESTS:
-        raise ValueError(f"unknown significance test {test!r}; use one of {', '.join(TESTS)}")
+    if test not in ALL_TESTS:
+        raise ValueError(f"unknown significance test {test!r}; use one of {', '.join(ALL_TESTS)}")
     if method not in CLUSTER_METHODS:
         raise ValueError(f"unknown cluster method {method!r}; use one of {CLUSTER_METHODS}")
     if not 0 < alpha < 1:
@@ -157,5 +159,5 @@ def rank_systems(units: UnitScores, *, scores: Mapping[str, float] | None = None
         row["score"] = scores[row["system"]]
         row["units"] = len(units[row["system"]])
         row["kind"] = (kinds or {}).get(row["system"], "")
-    return {"test": test, "test_name": TESTS[test], "alpha": alpha, "higher_is_better": higher_is_better,
+    return {"test": test, "test_name": ALL_TESTS[test], "alpha": alpha, "higher_is_better": higher_is_better,
             "method": method, "rows": rows, "pairs": pairs}

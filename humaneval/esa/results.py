@@ -120,6 +120,17 @@ def bootstrap_interval(values: Sequence[float], n_resamples: int = DEFAULT_RESAM
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+def unit_scores(scored: Sequence[ScoreRow], values: Sequence[float] | None = None
+                ) -> dict[str, dict[tuple[str, int], float]]:
+    """``{system: {source segment: mean score}}`` of scored rows (or of ``values``, e.g. their z-scores, one
+    per row): the segment-level scores a ranking or a meta-evaluation compares systems on."""
+    values = [r.score for r in scored] if values is None else values
+    units: dict[str, dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row, key, value in zip(scored, source_keys(scored), values, strict=True):
+        units[row.system][key].append(value)
+    return {s: {k: fmean(v) for k, v in u.items()} for s, u in units.items()}
+
+
 def esa_results(rows: Iterable[ScoreRow], *, exclude_failing: bool = True, attention_test: str = DEFAULT_TEST,
                 attention_alpha: float = DEFAULT_ALPHA, ranking_test: str = "mannwhitney",
                 ranking_by: str = "score", ranking_alpha: float = 0.05, cluster_method: str = "wmt",
@@ -146,11 +157,7 @@ def esa_results(rows: Iterable[ScoreRow], *, exclude_failing: bool = True, atten
         spans = Counter(span.severity for i in idx for span in scored[i].spans)
         systems.append(SystemResult(name, means[name], fmean(zs[i] for i in idx), low, high, len(idx),
                                     dict(sorted(spans.items())), timing([scored[i] for i in idx])))
-    values = zs if ranking_by == "z" else [r.score for r in scored]
-    units: dict[str, dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row, key, value in zip(scored, source_keys(scored), values, strict=True):
-        units[row.system][key].append(value)
-    ranking = rank_systems({s: {k: fmean(v) for k, v in u.items()} for s, u in units.items()},
+    ranking = rank_systems(unit_scores(scored, zs if ranking_by == "z" else None),
                            scores={s.system: (s.z if ranking_by == "z" else s.score) for s in systems},
                            test=ranking_test, alpha=ranking_alpha, method=cluster_method, seed=seed)
     ranking["by"] = ranking_by

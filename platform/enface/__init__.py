@@ -103,6 +103,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     _register_errors(app)
     _register_template_helpers(app)
+    from .ops import logs
+
+    logs.init_app(app)   # X-Request-ID on every response; JSON lines with ENFACE_LOG_FORMAT=json
 
     @app.after_request
     def _security_headers(response):
@@ -123,6 +126,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz():
+        """For a load balancer: one ``SELECT 1`` (no session, no user, no other query); 503 when it fails."""
         from sqlalchemy import text
 
         db.session.execute(text("SELECT 1"))

@@ -125,3 +125,44 @@ def test_usage_errors_exit_2(args):
     out = run(*args)
     assert out.returncode == 2
     assert "usage:" in out.stderr
+
+
+def _results(*args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "humaneval", "esa-results", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+# ann1 scores its BAD copies far below the originals and passes; ann2 scores them higher and fails.
+CHECKED = "\n".join(
+    [f"ann1,sysA,{i},TGT,eng,deu,{90 - i},d1#sysA,False,[],{i}.0,{i}.5" for i in range(1, 7)]
+    + [f"ann1,sysA,{10 + i},BAD,eng,deu,{20 + i},d1#sysA#bad1,False,[],{i}.0,{i}.5" for i in range(1, 7)]
+    + [f"ann2,sysB,{i},TGT,eng,deu,{30 + i},d2#sysB,False,[],{i}.0,{i}.5" for i in range(1, 7)]
+    + [f"ann2,sysB,{10 + i},BAD,eng,deu,{80 + i},d2#sysB#bad1,False,[],{i}.0,{i}.5" for i in range(1, 7)]) + "\n"
+
+
+def test_results_json_and_the_exclusion(tmp_path):
+    path = write(tmp_path, CHECKED)
+    out = _results(path, "--json", "--resamples", "50")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert list(got) == ["systems", "ranking", "agreement", "timing", "attention", "excluded", "settings"]
+    assert got["excluded"] == ["ann2"] and [s["system"] for s in got["systems"]] == ["sysA"]
+    assert {a["annotator"]: a["passed"] for a in got["attention"]} == {"ann1": True, "ann2": False}
+    assert got["attention"][0]["p_value"] == pytest.approx(1 / 64)
+    kept = json.loads(_results(path, "--json", "--keep-failing", "--resamples", "50").stdout)
+    assert kept["excluded"] == [] and [s["system"] for s in kept["systems"]] == ["sysA", "sysB"]
+    text = _results(path, "--attention-test", "mannwhitney", "--resamples", "50")
+    assert text.returncode == 0 and "excluded from the results: ann2" in text.stdout
+
+
+@pytest.mark.parametrize("args", [["--attention-alpha", "2"], ["--resamples", "0"], ["--ranking-by", "mean"],
+                                  ["--ranking-test", "t"]])
+def test_results_usage_errors(tmp_path, args):
+    out = _results(write(tmp_path, CHECKED), *args)
+    assert out.returncode == 2 and "usage:" in out.stderr
+
+
+def test_results_bad_input(tmp_path):
+    out = _results(write(tmp_path, CHECKED + "x,y\n"))
+    assert out.returncode == 1 and ":25: expected 12 columns" in out.stderr

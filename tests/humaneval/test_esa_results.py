@@ -146,3 +146,12 @@ def test_timing():
     assert (t.segments, t.spans, t.seconds) == (3, 3, 36.0)
     assert t.seconds_per_segment == 12.0 and t.median_seconds_per_segment == 6.0 and t.seconds_per_span == 12.0
     assert timing(rows[1:]).seconds_per_span is None
+
+
+def test_unit_scores_are_source_segments_with_their_mean():
+    from humaneval.esa.results import unit_scores
+
+    rows = [row("a", "S", 1, 80, "d#S"), row("b", "S", 7, 60, "d#S"), row("a", "T", 2, 50, "d#T"),
+            row("a", "T", 3, 40, "d#T")]
+    assert unit_scores(rows) == {"S": {("d", 0): 70.0}, "T": {("d", 0): 50.0, ("d", 1): 40.0}}
+    assert unit_scores(rows, [1.0, 0.0, 2.0, 3.0])["S"] == {("d", 0): 0.5}

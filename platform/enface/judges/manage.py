@@ -124,8 +124,8 @@ def test_endpoint(judge: Judge) -> EndpointCheck:
     try:
         key = api_key(judge)
     except ServiceError as exc:
-        return EndpointCheck(False, f"{exc.message} (the test runs in the web server, which needs the variable "
-                             "too)", 0.0)
+        where = " (the test runs in the web server, which needs the variable too)" if exc.code == "no_api_key" else ""
+        return EndpointCheck(False, exc.message + where, 0.0)
     base = EndpointConfig(base_url=judge.base_url, model=judge.model, api_key=key)
     known = {f.name for f in fields(EndpointConfig)}
     settings = {"temperature": judge.temperature, "timeout": min(judge.timeout, TEST_TIMEOUT), "max_retries": 0,

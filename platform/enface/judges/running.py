@@ -220,7 +220,11 @@ def run_judge(judge_id: int) -> dict[str, Any]:
                 if lost.is_set() or not _claim(judge_id, item_id, task["key"], token):
                     outcome = "skipped"
                 else:
-                    result = scorer.score(task["item"], task["rubric"])
+                    try:
+                        result = scorer.score(task["item"], task["rubric"])
+                    except Exception as exc:   # noqa: BLE001 - whatever one answer did fails that item, not the run
+                        result = ItemResult(id=str(task["item"].get("id", item_id)),
+                                            error=f"{type(exc).__name__}: {str(exc)[:300]}")
                     _store(db.session.get(Judge, judge_id), item_id, task, result, token)
                     outcome = "scored" if result.ok else "failed"
             with lock:

@@ -197,6 +197,14 @@ def _rank_changed(session) -> None:
         auto_ranking.request(testset_id)
 
 
+def current_versions(testset_id: int) -> tuple[int, int | None] | None:
+    """The versions :func:`get_leaderboard` builds for: read from the database at most once per
+    VERSION_CHECK_SECONDS per process (at once after a change this process committed)."""
+    if not current_app.config.get("LEADERBOARD_CACHE", True):
+        return _versions(testset_id)
+    return _current_versions(testset_id)
+
+
 def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
     """The versions, read from the database at most once per VERSION_CHECK_SECONDS per process."""
     now = time.monotonic()

@@ -202,7 +202,8 @@ def _store_scores(session, sub_id: int, scores, documents: dict[str, list] | Non
             session.add(ScoreRow(submission_id=sub_id, metric=key,
                                  scope="document" if registry.spec(key).document_level else "segment",
                                  name=score.name, value=None, values=[float(v) for v in score.segments],
-                                 higher_is_better=score.higher_is_better, signature=score.signature,
+                                 higher_is_better=score.higher_is_better,
+                                 signature=score.segment_signature or score.signature,
                                  versions=score.versions or {}))
 
 

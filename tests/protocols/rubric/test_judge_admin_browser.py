@@ -92,8 +92,8 @@ def test_organizer_tests_fixes_reads_and_deletes_a_judge(db_template, tmp_path):
 
         # judge accounts are not on the users page
         page.goto(f"{base}/admin/users")
-        users = page.content()
-        assert "judges.invalid" not in users and "LLM judge" not in users and "org@example.org" in users
+        users = page.locator("table.data").first.inner_text()
+        assert "judges.invalid" not in users and "LLM judge:" not in users and "org@example.org" in users
         shot(page, "users")
 
         # Delete: a confirmation page (a reload asks again), then the judge leaves the raters
