@@ -172,6 +172,7 @@ class Config:
     LEADERBOARD_CACHE = True
     META_BOOTSTRAP_SAMPLES = 1000      # the meta-evaluation page's bootstrap resamples (intervals)
     META_BOOTSTRAP_SEED = 12345
+    META_CLUSTER_PERMUTATIONS = 1000   # the page's permutation draws per metric pair for the clusters (0: none)
     PASSWORD_HASH_METHOD = "scrypt"
     JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
     JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
@@ -197,6 +198,7 @@ class Config:
         cfg.SCORING_WORKERS = _int("ENFACE_SCORING_WORKERS", cls.SCORING_WORKERS)
         cfg.META_BOOTSTRAP_SAMPLES = max(1, _int("ENFACE_META_BOOTSTRAP_SAMPLES", cls.META_BOOTSTRAP_SAMPLES))
         cfg.META_BOOTSTRAP_SEED = _int("ENFACE_META_BOOTSTRAP_SEED", cls.META_BOOTSTRAP_SEED)
+        cfg.META_CLUSTER_PERMUTATIONS = max(0, _int("ENFACE_META_CLUSTER_PERMUTATIONS", cls.META_CLUSTER_PERMUTATIONS))
         cfg.RATELIMIT_STORAGE_URI = env.get("ENFACE_RATELIMIT_STORAGE") or cls.RATELIMIT_STORAGE_URI
         for name in ("LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
             setattr(cfg, name, env.get(f"ENFACE_{name}") or getattr(cls, name))
