@@ -29,6 +29,7 @@ INFRASTRUCTURE = re.compile(r"(broker|results|[\w-]*ratelimit)\.sqlite$")
 SERIAL_FILES = {
     "faults": ("platform/jobs/test_faults.py",),
     "races": ("platform/submissions/test_concurrency.py",),
+    "processes": ("platform/ops/test_doctor.py",),   # a real Celery worker answers the ping tasks
 }
 #: xdist group -> fixtures whose tests run one after another on one worker
 SERIAL_FIXTURES = {"live-servers": ("live_server_factory",)}
