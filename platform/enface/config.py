@@ -28,6 +28,7 @@ ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behi
 ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
 ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
 ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_PROXY_FIX           unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
 ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 =========================  ===============================================================
@@ -153,6 +154,7 @@ class Config:
     META_BOOTSTRAP_SAMPLES = 1000      # the meta-evaluation page's bootstrap resamples (intervals)
     META_BOOTSTRAP_SEED = 12345
     PASSWORD_HASH_METHOD = "scrypt"
+    PROXY_FIX = False                  # behind one reverse proxy: trust its X-Forwarded-* (werkzeug ProxyFix)
     LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
 
     @classmethod
@@ -183,6 +185,7 @@ class Config:
         cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
         cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
         cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
+        cfg.PROXY_FIX = env.get("ENFACE_PROXY_FIX", "") == "1"
         cfg.LOG_FORMAT = (env.get("ENFACE_LOG_FORMAT") or cls.LOG_FORMAT).strip().lower()
         if cfg.LOG_FORMAT not in ("text", "json"):
             raise SystemExit(f"ENFACE_LOG_FORMAT={cfg.LOG_FORMAT!r}: expected text or json")
