@@ -85,7 +85,7 @@ def test_the_web_unit_runs_gunicorn_as_enface_serve_does():
 
 
 def test_the_worker_template_serves_every_queue():
-    from enface.jobs.queue import QUEUES, WORKER_QUEUES
+    from enface.job_queue import QUEUES, WORKER_QUEUES
 
     assert set(WORKER_QUEUES) == {queue for _task, queue in QUEUES.values()}
     text = (DEPLOY / "systemd" / "enface-worker@.service").read_text()

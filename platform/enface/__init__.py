@@ -87,6 +87,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
     from .browse import bp as browse_bp
 
     app.register_blueprint(browse_bp, url_prefix="/browse")   # the output browser and the data release
+    from .shortcuts import bp as shortcuts_bp
+
+    app.register_blueprint(shortcuts_bp)   # /login, /leaderboards, ...: redirects to the pages they mean
     from . import protocols
     from .campaigns.services import attach_to_leaderboard
     from .services import leaderboard

@@ -31,12 +31,16 @@ ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file ma
 ENFACE_PROXY_FIX           unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
 ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
+ENFACE_JUDGE_KEY_ENVS      unset (none): the worker's environment variables an LLM judge may name as its API key,
+                           comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
+ENFACE_JUDGE_PROMPTS_ROOT  ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
 =========================  ===============================================================
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -107,6 +111,22 @@ def _check_limit_setting(name: str, value: str) -> None:
         raise SystemExit(f"{env_name}={value!r}: {exc}") from None
 
 
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+
+
+def check_judge_key_envs(names) -> tuple[str, ...]:
+    """The allow-list of a judge's key variables, checked at start: names only, never one of Enface's own
+    (``ENFACE_SECRET_KEY`` would let whoever runs a judge forge sessions and decrypt every stored key)."""
+    names = tuple(names)
+    for name in names:
+        if not ENV_NAME.match(name):
+            raise SystemExit(f"ENFACE_JUDGE_KEY_ENVS: {name!r} is not an environment variable name")
+        if name.upper().startswith("ENFACE_"):
+            raise SystemExit(f"ENFACE_JUDGE_KEY_ENVS: {name} is one of Enface's own settings; a judge may not send "
+                             "it to an endpoint")
+    return names
+
+
 class Config:
     """The embedded defaults; :meth:`from_env` overlays the environment."""
 
@@ -155,6 +175,8 @@ class Config:
     META_BOOTSTRAP_SEED = 12345
     PASSWORD_HASH_METHOD = "scrypt"
     PROXY_FIX = False                  # behind one reverse proxy: trust its X-Forwarded-* (werkzeug ProxyFix)
+    JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
+    JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
     LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
 
     @classmethod
@@ -186,6 +208,9 @@ class Config:
         cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
         cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
         cfg.PROXY_FIX = env.get("ENFACE_PROXY_FIX", "") == "1"
+        cfg.JUDGE_KEY_ENVS = tuple(n for n in re.split(r"[\s,]+", env.get("ENFACE_JUDGE_KEY_ENVS", "")) if n)
+        root = env.get("ENFACE_JUDGE_PROMPTS_ROOT", "").strip()
+        cfg.JUDGE_PROMPTS_ROOT = Path(root) if root else None
         cfg.LOG_FORMAT = (env.get("ENFACE_LOG_FORMAT") or cls.LOG_FORMAT).strip().lower()
         if cfg.LOG_FORMAT not in ("text", "json"):
             raise SystemExit(f"ENFACE_LOG_FORMAT={cfg.LOG_FORMAT!r}: expected text or json")
@@ -211,6 +236,8 @@ class Config:
             raise SystemExit(f"ENFACE_REMEMBER_DAYS={self.REMEMBER_DAYS}: expected 1 to 365 days")
         out["REMEMBER_COOKIE_DURATION"] = timedelta(days=int(self.REMEMBER_DAYS))
         out["PERMANENT_SESSION_LIFETIME"] = timedelta(days=int(self.REMEMBER_DAYS))   # the session cookie's max age
+        out["JUDGE_KEY_ENVS"] = check_judge_key_envs(self.JUDGE_KEY_ENVS)
+        out["JUDGE_PROMPTS_ROOT"] = Path(self.JUDGE_PROMPTS_ROOT or self.DATA_DIR / "judge-prompts").expanduser().resolve()
         return out
 
 

@@ -200,7 +200,7 @@ def demo(host, port, demo_dir, once):
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
             made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
-        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url)
+        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException)):

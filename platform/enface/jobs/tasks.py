@@ -2,14 +2,14 @@
 
 The services are imported inside the task bodies: a worker imports this module
 when the app is created, and the pipeline (scoring, sacrebleu) loads when the
-first job runs. The tasks are queued by name through :func:`enface.jobs.queue.enqueue`.
+first job runs. The tasks are queued by name through :func:`enface.job_queue.enqueue`.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from .queue import PING_TASK, QUEUES, SWEEP_TASK
+from ..job_queue import PING_TASK, QUEUES, SWEEP_TASK
 
 
 @shared_task(name=QUEUES["validate"][0])

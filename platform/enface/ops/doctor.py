@@ -110,7 +110,7 @@ def check_broker(cfg) -> Check:
 
 def check_workers(app, queues: tuple[str, ...], timeout: float) -> list[Check]:
     """One ping task per queue: a worker that consumes the queue answers with its host name."""
-    from ..jobs.queue import PING_TASK
+    from ..job_queue import PING_TASK
 
     celery = app.extensions["celery"]
     if celery.conf.task_always_eager:
