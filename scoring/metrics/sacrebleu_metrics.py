@@ -411,7 +411,7 @@ class SacrebleuScorer:
         (with the sentence-level settings of :func:`make_metric`), from the statistics already computed."""
         import numpy as np
 
-        from ..significance import batch_score_fn_for
+        from .batch_scores import batch_score_fn_for
 
         metric = make_metric(self.key, self.tgt_lang, sentence=True)
         metric.num_refs = self.num_refs
