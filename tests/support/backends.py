@@ -42,6 +42,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: exercises SQLite itself; not rerun in the PostgreSQL pass")
+    # pytest-xdist registers it too; without xdist (a plain `make test`) the groups are inert
+    config.addinivalue_line("markers", "xdist_group(name): run with the group's other tests on one xdist worker")
     if is_postgres():
         _listen_for_sqlite()
 
