@@ -28,6 +28,7 @@ ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behi
 ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
 ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
 ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_PROXY_FIX           unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
 ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 ENFACE_JUDGE_KEY_ENVS      unset (none): the worker's environment variables an LLM judge may name as its API key,
@@ -174,6 +175,7 @@ class Config:
     META_BOOTSTRAP_SEED = 12345
     META_CLUSTER_PERMUTATIONS = 1000   # the page's permutation draws per metric pair for the clusters (0: none)
     PASSWORD_HASH_METHOD = "scrypt"
+    PROXY_FIX = False                  # behind one reverse proxy: trust its X-Forwarded-* (werkzeug ProxyFix)
     JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
     JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
     LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
@@ -207,6 +209,7 @@ class Config:
         cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
         cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
         cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
+        cfg.PROXY_FIX = env.get("ENFACE_PROXY_FIX", "") == "1"
         cfg.JUDGE_KEY_ENVS = tuple(n for n in re.split(r"[\s,]+", env.get("ENFACE_JUDGE_KEY_ENVS", "")) if n)
         root = env.get("ENFACE_JUDGE_PROMPTS_ROOT", "").strip()
         cfg.JUDGE_PROMPTS_ROOT = Path(root) if root else None
