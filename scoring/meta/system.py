@@ -8,7 +8,7 @@
 * ``pairwise_accuracy``: the share of system pairs the metric orders as the humans do
   (Kocmi et al. 2021); pairs the humans tie are left out, a pair the humans order but the
   metric ties counts as not agreeing; ``n_pairs`` pairs counted;
-* each with a percentile bootstrap interval over systems (:func:`.stats.bootstrap_ci`);
+* each with a percentile bootstrap interval over systems (:func:`~scoring.meta.stats.bootstrap_ci`);
 * ``rank_flips``: the systems whose rank differs, largest difference first, and the
   discordant pairs.
 """
