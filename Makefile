@@ -9,7 +9,7 @@ ENFACE_DATA_DIR ?= instance
 PORT   ?= 8000
 export ENFACE_DATA_DIR
 
-.PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load docs screenshots
+.PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load docs screenshots wheel-smoke
 
 # setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
 $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
@@ -48,6 +48,10 @@ demo-cli: $(VENV)/.installed
 	-$(PY) -m scoring validate data/demo/testset data/demo/systems/broken-mt
 	$(PY) -m scoring score data/demo/testset data/demo/systems/strong-mt data/demo/systems/literal-mt \
 	    data/demo/systems/weak-mt -m bleu chrf ter dbleu --paired-bs
+
+# The wheel outside the checkout: build, twine check, install into a fresh venv, demo, crawl every page.
+wheel-smoke: $(VENV)/.installed
+	.ci/wheel-smoke $(PY)
 
 bench: $(VENV)/.installed
 	$(PY) bench/scoring.py

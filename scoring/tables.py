@@ -20,9 +20,10 @@ A missing score is ``n/a`` in LaTeX and an empty cell in CSV.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Mapping, Sequence
+
+from . import csvsafe
 
 GROUP_TITLES = {"baseline": "Baselines", "primary-constrained": "Primary systems, constrained",
                 "primary-unconstrained": "Primary systems, unconstrained", "contrastive": "Contrastive systems"}
@@ -31,7 +32,10 @@ KIND_TITLES = {"baseline": "baseline", "primary-constrained": "primary", "primar
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "–": "--", "⋆": r"$^\star$", "↑": r"$\uparrow$", "↓": r"$\downarrow$"}
+                  "–": "--", "—": "---", "⋆": r"$^\star$", "↑": r"$\uparrow$", "↓": r"$\downarrow$",
+                  # pdflatex without a Unicode set-up stops at these (a caption's "zh→en", a column's Σ)
+                  "→": r"$\rightarrow$", "←": r"$\leftarrow$", "Σ": r"$\Sigma$", "−": "$-$", "×": r"$\times$",
+                  "·": r"$\cdot$", "±": r"$\pm$", "ρ": r"$\rho$", "τ": r"$\tau$", "²": r"\textsuperscript{2}"}
 
 
 def latex_escape(text: str) -> str:
@@ -44,12 +48,6 @@ def _number(value: float | None, decimals: int) -> str:
 
 def _csv_number(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
-
-
-def csv_safe(text: str) -> str:
-    """Keep spreadsheet programs from running a cell as a formula (CSV injection)."""
-    text = str(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _check_metrics(rows: Sequence[Mapping], metrics: Sequence[Mapping]) -> None:
@@ -102,7 +100,7 @@ def csv_automatic(rows: Sequence[Mapping], metrics: Sequence[Mapping]) -> str:
     """The automatic table as CSV: numbers in the metric columns (empty when n/a), a rank-range column each."""
     _check_metrics(rows, metrics)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     writer.writerow(["group", "team", "system", "constrained",
                      *[c for m in metrics for c in (m["name"], f"{m['name']} rank range")]])
     for _title, members in _by_group(rows):
@@ -110,8 +108,8 @@ def csv_automatic(rows: Sequence[Mapping], metrics: Sequence[Mapping]) -> str:
             cells = []
             for m in metrics:
                 cells += [_csv_number(r["scores"].get(m["key"])), (r.get("rank_ranges") or {}).get(m["key"], "")]
-            writer.writerow([r.get("group", "primary-constrained"), csv_safe(r.get("team", "")),
-                             csv_safe(r["system"]), "yes" if r.get("constrained", True) else "no", *cells])
+            writer.writerow([r.get("group", "primary-constrained"), r.get("team", ""),
+                             r["system"], "yes" if r.get("constrained", True) else "no", *cells])
     return out.getvalue()
 
 
@@ -149,9 +147,9 @@ def csv_human(rows: Sequence[Mapping], *, name: str = "MQM") -> str:
     """The human ranking as CSV, best first."""
     _check_human(rows)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     writer.writerow(["rank", "rank range", "cluster", "system", "team", "type", name])
     for i, r in enumerate(rows, 1):
-        writer.writerow([r.get("rank", i), r["rank_range"], r["cluster"], csv_safe(r["system"]),
-                         csv_safe(r.get("team", "")), r.get("kind", ""), _csv_number(r["score"])])
+        writer.writerow([r.get("rank", i), r["rank_range"], r["cluster"], r["system"],
+                         r.get("team", ""), r.get("kind", ""), _csv_number(r["score"])])
     return out.getvalue()

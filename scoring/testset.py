@@ -123,10 +123,15 @@ MAX_DOC_NAME_BYTES = 255 - len(DOC_SUFFIX)
 
 
 def check_doc_name(name: object, where: str) -> str:
-    """A document name as the test set lists it: a non-empty string short enough to name a file."""
+    """A document name as the test set lists it: a non-empty string that names one file, ``<name>.txt``, in
+    its folder: no ``/`` or ``\\``, not ``.`` or ``..`` nor starting with a dot (the name becomes an archive
+    member's path in the release and in ``source.zip``), no control characters, short enough."""
     if not isinstance(name, str) or not name.strip():
         raise TestSetError(f"{where}: documents must be names (non-empty strings), not {type(name).__name__} "
                            f"{str(name)[:40]!r}")
+    if "/" in name or "\\" in name or name.startswith(".") or not name.isprintable() or name != name.strip():
+        raise TestSetError(f"{where}: the document name {name[:60]!r} is not a plain file name (no / or \\, no "
+                           "leading dot or spaces around it, no control characters)")
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_DOC_NAME_BYTES:
         raise TestSetError(f"{where}: the document name {name[:40]!r}… is too long ({size} bytes; at most "
@@ -182,6 +187,7 @@ def load_testset(path: str | Path) -> TestSet:
     ref_dirs += sorted((p for p in root.glob("ref[3-9]") if p.is_dir()), key=lambda p: p.name)
     documents = []
     for name in order:
+        check_doc_name(name, str(root / "source"))
         if name not in sources:
             raise TestSetError(f"{root / 'source' / (name + DOC_SUFFIX)}: listed in testset.json but missing")
         src = read_segments(sources[name])
@@ -214,6 +220,9 @@ def load_flat(src: str | Path, refs: list[str | Path], docids: str | Path | None
             raise TestSetError(f"{docids}: {len(ids)} lines, but {src} has {len(src_lines)}")
     else:
         ids = ["doc"] * len(src_lines)
+    for line, doc_id in enumerate(ids, 1):
+        if line == 1 or doc_id != ids[line - 2]:
+            check_doc_name(doc_id, f"{docids}: line {line}")
     documents: list[Document] = []
     start = 0
     for i in range(1, len(ids) + 1):

@@ -9,6 +9,17 @@ all threads using one :class:`ChatClient`.
 
 The API key is held by the ``openai`` client only; it is never part of a
 record, a repr or an error message (a server that echoes it gets it masked).
+
+Each HTTP attempt has limits the endpoint cannot stretch (:class:`_LimitedTransport`):
+
+* a total deadline, ``timeout`` seconds from sending to the last byte (a server that drips its
+  answer a byte at a time ends by then, give or take one read); it counts as a timeout (retried);
+* a size cap, ``max_response_bytes``, counted while the body streams in (sent uncompressed, so
+  the count is what is kept); a larger answer fails the call, and is not retried;
+* no redirect to another origin (scheme, host, port): the prompts and the key go only to the
+  base URL's server. A refused redirect fails the call, and is not retried;
+* an answer that is not a chat completion (not JSON, no ``choices``) fails that call, so that item,
+  and never the run.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024     # a chat answer is a few KB; 8 MiB leaves room for long reasoning
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,7 @@ class EndpointConfig:
     price_prompt_per_1k: float = 0.0      # currency units per 1,000 prompt tokens
     price_completion_per_1k: float = 0.0  # currency units per 1,000 completion tokens
     max_tokens: int | None = None
+    max_response_bytes: int = MAX_RESPONSE_BYTES
 
 
 @dataclass
@@ -68,6 +81,62 @@ class CallRecord:
 
 class EndpointError(RuntimeError):
     """The endpoint failed for good: a non-retryable status, or retries exhausted."""
+
+
+class _Refused(Exception):
+    """A limit of :class:`_LimitedTransport` refused the answer for good (too large, a redirect elsewhere)."""
+
+
+class _Deadline(Exception):
+    """The attempt's total deadline passed while the answer was still coming in (retried like a timeout)."""
+
+
+def _origin(url) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
+def _limited_http_client(config: EndpointConfig):
+    """An ``httpx2.Client`` for the ``openai`` client: per-attempt deadline, size cap, same origin only."""
+    import httpx2
+
+    class _LimitedStream(httpx2.SyncByteStream):
+        def __init__(self, inner, deadline: float):
+            self.inner, self.deadline, self.seen = inner, deadline, 0
+
+        def __iter__(self):
+            for chunk in self.inner:
+                self.seen += len(chunk)
+                if self.seen > config.max_response_bytes:
+                    raise _Refused(f"the answer is larger than {config.max_response_bytes:,} bytes")
+                if time.monotonic() > self.deadline:
+                    raise _Deadline(f"no complete answer within {config.timeout:g} s (the total deadline)")
+                yield chunk
+
+        def close(self):
+            self.inner.close()
+
+    class _LimitedTransport(httpx2.BaseTransport):
+        def __init__(self, base_url: str):
+            self.inner, self.origin = httpx2.HTTPTransport(), _origin(httpx2.URL(base_url))
+
+        def handle_request(self, request):
+            if _origin(request.url) != self.origin:   # also every redirect hop: checked before it is sent
+                raise _Refused(f"a redirect to another server ({request.url.scheme}://{request.url.host}) was "
+                               "not followed")
+            deadline = time.monotonic() + config.timeout
+            response = self.inner.handle_request(request)
+            length = response.headers.get("content-length", "")
+            if length.isascii() and length.isdigit() and int(length) > config.max_response_bytes:
+                response.close()
+                raise _Refused(f"the answer is larger than {config.max_response_bytes:,} bytes ({int(length):,})")
+            response.stream = _LimitedStream(response.stream, deadline)
+            return response
+
+        def close(self):
+            self.inner.close()
+
+    return httpx2.Client(transport=_LimitedTransport(config.base_url), timeout=config.timeout,
+                         headers={"Accept-Encoding": "identity"}, follow_redirects=True, max_redirects=5)
 
 
 class RateLimiter:
@@ -125,7 +194,7 @@ class ChatClient:
 
         self.config, self.sleep, self._openai = config, sleep, openai
         self._client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "-",
-                                     timeout=config.timeout, max_retries=0)
+                                     timeout=config.timeout, max_retries=0, http_client=_limited_http_client(config))
         self.limiter = RateLimiter(config.requests_per_minute, sleep=sleep)
 
     def __repr__(self) -> str:
@@ -162,6 +231,14 @@ class ChatClient:
                     retryable, message, asked = True, f"timed out after {cfg.timeout:g} s", None
                 except openai.APIConnectionError as exc:
                     retryable, message, asked = True, f"connection failed: {self._redact(str(exc))}", None
+                except _Deadline as exc:
+                    retryable, message, asked = True, str(exc), None
+                except _Refused as exc:      # too large, or a redirect elsewhere: asking again gets the same
+                    retryable, message, asked = False, str(exc), None
+                except (ValueError, TypeError, AttributeError, KeyError, openai.OpenAIError) as exc:
+                    # a 200 whose body is not a chat completion (not JSON, another shape): this call fails
+                    retryable, asked = False, None
+                    message = f"the answer is not a chat completion: {self._redact(str(exc))[:300]}"
                 else:
                     break
                 record.errors.append(message)
@@ -169,11 +246,21 @@ class ChatClient:
                     raise EndpointError(message if not retryable else
                                         f"gave up after {record.attempts} attempts; last: {message}")
                 self.sleep(self._backoff(record.attempts, asked))
-            choice = response.choices[0] if response.choices else None
-            record.answer = (choice.message.content if choice and choice.message else None) or ""
-            usage = getattr(response, "usage", None)
-            record.prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-            record.completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+            try:
+                choices = getattr(response, "choices", None)
+                choice = choices[0] if choices else None
+                answer = (choice.message.content if choice and choice.message else None) or ""
+                usage = getattr(response, "usage", None)
+                prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+                completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+            except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+                message = f"the answer is not a chat completion: {self._redact(str(exc))[:300]}"
+                record.errors.append(message)
+                raise EndpointError(message) from None
+            if not isinstance(answer, str):
+                record.errors.append("the answer's content is not text")
+                raise EndpointError("the answer is not a chat completion: its content is not text")
+            record.answer, record.prompt_tokens, record.completion_tokens = answer, prompt_tokens, completion_tokens
             record.cost = (record.prompt_tokens * cfg.price_prompt_per_1k
                            + record.completion_tokens * cfg.price_completion_per_1k) / 1000
             record.ok = True

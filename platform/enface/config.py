@@ -3,6 +3,7 @@
 Nothing here runs at import time: :meth:`Config.from_env` reads the
 environment when an app (or a worker, or the CLI) is created.
 
+<<<<<<< HEAD
 =================================  ===============================================================
 variable                           default
 =================================  ===============================================================
@@ -30,11 +31,45 @@ ENFACE_HSTS_SECONDS                0 (off): > 0 sends ``Strict-Transport-Securit
 ENFACE_MAX_LINE_BYTES              1 MiB: the longest line (segment) an uploaded file may hold
 ENFACE_TER                         unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 =================================  ===============================================================
+=======
+=========================  ===============================================================
+variable                   default
+=========================  ===============================================================
+ENFACE_DATA_DIR            ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
+ENFACE_DATABASE_URL        ``sqlite:///<data_dir>/enface.sqlite``
+ENFACE_BROKER_URL          ``sqla+sqlite:///<data_dir>/broker.sqlite``
+ENFACE_RESULT_BACKEND      ``db+sqlite:///<data_dir>/results.sqlite``
+ENFACE_SECRET_KEY          generated once into ``<data_dir>/secret_key``
+ENFACE_COMET_MODEL         unset: COMET shows n/a with the reason
+ENFACE_MAX_UPLOAD_BYTES    50 MiB per upload (request body)
+ENFACE_MAX_UNZIPPED_BYTES  200 MiB uncompressed per zip
+ENFACE_STUCK_AFTER         600 seconds without a heartbeat before the sweeper requeues a job
+ENFACE_JUDGE_STALE_AFTER   30 seconds without an LLM judge run's heartbeat before it counts as dead
+ENFACE_RATELIMIT_STORAGE   ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
+                           (``redis://...`` when several hosts must share it; ``memory://``: one process only)
+ENFACE_LOGIN_RATE_LIMIT    ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
+ENFACE_LOGIN_ACCOUNT_RATE_LIMIT  ``100 per hour``: failed logins per account, from new browsers
+ENFACE_LOGIN_ADDRESS_RATE_LIMIT  ``100 per minute;1000 per hour``: failed logins per address, from new browsers
+ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests only)
+ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
+ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
+ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
+ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
+ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
+ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
+ENFACE_JUDGE_KEY_ENVS      unset (none): the worker's environment variables an LLM judge may name as its API key,
+                           comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
+ENFACE_JUDGE_PROMPTS_ROOT  ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
+=========================  ===============================================================
+>>>>>>> main
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -105,6 +140,22 @@ def _check_limit_setting(name: str, value: str) -> None:
         raise SystemExit(f"{env_name}={value!r}: {exc}") from None
 
 
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+
+
+def check_judge_key_envs(names) -> tuple[str, ...]:
+    """The allow-list of a judge's key variables, checked at start: names only, never one of Enface's own
+    (``ENFACE_SECRET_KEY`` would let whoever runs a judge forge sessions and decrypt every stored key)."""
+    names = tuple(names)
+    for name in names:
+        if not ENV_NAME.match(name):
+            raise SystemExit(f"ENFACE_JUDGE_KEY_ENVS: {name!r} is not an environment variable name")
+        if name.upper().startswith("ENFACE_"):
+            raise SystemExit(f"ENFACE_JUDGE_KEY_ENVS: {name} is one of Enface's own settings; a judge may not send "
+                             "it to an endpoint")
+    return names
+
+
 class Config:
     """The embedded defaults; :meth:`from_env` overlays the environment."""
 
@@ -152,6 +203,9 @@ class Config:
     META_BOOTSTRAP_SAMPLES = 1000      # the meta-evaluation page's bootstrap resamples (intervals)
     META_BOOTSTRAP_SEED = 12345
     PASSWORD_HASH_METHOD = "scrypt"
+    JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
+    JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
+    LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
@@ -181,6 +235,12 @@ class Config:
         cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
         cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
         cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
+        cfg.JUDGE_KEY_ENVS = tuple(n for n in re.split(r"[\s,]+", env.get("ENFACE_JUDGE_KEY_ENVS", "")) if n)
+        root = env.get("ENFACE_JUDGE_PROMPTS_ROOT", "").strip()
+        cfg.JUDGE_PROMPTS_ROOT = Path(root) if root else None
+        cfg.LOG_FORMAT = (env.get("ENFACE_LOG_FORMAT") or cls.LOG_FORMAT).strip().lower()
+        if cfg.LOG_FORMAT not in ("text", "json"):
+            raise SystemExit(f"ENFACE_LOG_FORMAT={cfg.LOG_FORMAT!r}: expected text or json")
         for key, value in overrides.items():
             setattr(cfg, key, value)
         return cfg
@@ -203,6 +263,8 @@ class Config:
             raise SystemExit(f"ENFACE_REMEMBER_DAYS={self.REMEMBER_DAYS}: expected 1 to 365 days")
         out["REMEMBER_COOKIE_DURATION"] = timedelta(days=int(self.REMEMBER_DAYS))
         out["PERMANENT_SESSION_LIFETIME"] = timedelta(days=int(self.REMEMBER_DAYS))   # the session cookie's max age
+        out["JUDGE_KEY_ENVS"] = check_judge_key_envs(self.JUDGE_KEY_ENVS)
+        out["JUDGE_PROMPTS_ROOT"] = Path(self.JUDGE_PROMPTS_ROOT or self.DATA_DIR / "judge-prompts").expanduser().resolve()
         return out
 
 

@@ -38,7 +38,8 @@ def import_testset():
             if len(files) != 1:
                 raise ServiceError("no_files", "choose the zip of the test set", 400)
             ts = testsets_svc.import_testset_zip(files[0].temp_path, form.task.data,
-                                                 current_app.config["MAX_UNZIPPED_BYTES"])
+                                                 current_app.config["MAX_UNZIPPED_BYTES"],
+                                                 name=(form.name.data or "").strip() or None)
         except ServiceError as exc:
             flash(exc.message, "error")
             return render_template("admin/import.html", form=form), exc.status
@@ -153,26 +154,49 @@ def sweep_now():
     return redirect(url_for("admin.index"))
 
 
-@bp.get("/users")
-def users():
-    all_users = db.session.scalars(select(User).order_by(User.id)).all()
+def people():
+    """Every account but the LLM judges' machine accounts (they cannot log in: no reset link, no role to set;
+    each judge's page manages it)."""
+    from ..judges.models import Judge
+
+    return db.session.scalars(select(User).where(User.id.not_in(select(Judge.user_id))).order_by(User.id)).all()
+
+
+def person(user_id: int) -> User:
+    """An account of :func:`people` by id (404 for none, and for a judge's machine account)."""
+    from ..judges.models import Judge
+
+    user = db.session.get(User, user_id)
+    if user is None or db.session.scalar(select(Judge.id).where(Judge.user_id == user_id).limit(1)) is not None:
+        raise NotFound("user")
+    return user
+
+
+def _users_page(status: int = 200, **extra):
+    all_users = people()
     teams = db.session.scalars(select(Team).order_by(Team.name)).all()
     return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
-                           role_form=RoleForm(), reset_link=None)
+                           role_form=RoleForm(), reset_rule=accounts.RESET_RULE,
+                           may_reset=lambda u: accounts.reset_refusal(current_user, u) is None,
+                           **{"reset_link": None, **extra}), status
+
+
+@bp.get("/users")
+def users():
+    return _users_page()
 
 
 @bp.post("/users/<int:user_id>/reset-link")
 def reset_link(user_id: int):
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound("user")
+    user = person(user_id)
     if not EmptyForm().validate_on_submit():
         return redirect(url_for("admin.users"))
-    link = url_for("auth.reset", token=accounts.make_reset_token(user), _external=True)
-    all_users = db.session.scalars(select(User).order_by(User.id)).all()
-    teams = db.session.scalars(select(Team).order_by(Team.name)).all()
-    return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
-                           role_form=RoleForm(), reset_link=link, reset_user=user)
+    try:
+        link = url_for("auth.reset", token=accounts.make_reset_token(user, current_user), _external=True)
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        return _users_page(exc.status)
+    return _users_page(reset_link=link, reset_user=user)
 
 
 @bp.post("/teams/<int:team_id>/verify")
@@ -190,9 +214,7 @@ def verify_team(team_id: int):
 
 @bp.post("/users/<int:user_id>/role")
 def set_role(user_id: int):
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound("user")
+    user = person(user_id)
     form = RoleForm()
     if form.validate_on_submit():
         if user.id == current_user.id:

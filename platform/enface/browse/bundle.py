@@ -9,26 +9,29 @@ Layout (under ``<slug>-release/`` in the zip)::
     scores/leaderboard.csv (+ .signatures.csv, .json)   the leaderboard as the public sees it
     tables/automatic.{tex,csv}, tables/human.{tex,csv}  the findings tables
     annotations/<campaign id>-<name>.<ext> each released campaign in its protocol's formats (MQM: Marot TSV)
+    mtme/                                  the same in mt-metrics-eval's layout (:mod:`.bundle_mtme`)
 """
 
 from __future__ import annotations
 
-import csv
 import io
 import json
-import re
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from scoring import csvsafe
+
 from ..campaigns.protocol import protocol_of
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
 from ..services import NotFound, rankings
 from ..services import leaderboard as lb
+from ..services.archive_names import safe_part, slug
 from ..services.testsets import testset_files
+from . import bundle_mtme
 from .evidence import released_campaigns
 from .lru import app_cache
 
@@ -39,11 +42,6 @@ class BundleFile:
     title: str
     mimetype: str
     make: Callable[[], str]
-
-
-def slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return s[:80] or "x"
 
 
 def public_board(ts: TestSet) -> dict:
@@ -76,7 +74,7 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
     docs = list(ts.documents)
     for sid, folder in dirs.items():
         for d in docs:
-            files.append(BundleFile(f"outputs/{folder}/{d.name}.txt", "system output", "text/plain",
+            files.append(BundleFile(f"outputs/{folder}/{safe_part(d.name)}.txt", "system output", "text/plain",
                                     lambda sid=sid, d=d: _output(sid, d)))
     files += [
         BundleFile("systems.csv", "system descriptions", "text/csv", lambda: systems_csv(board, dirs)),
@@ -96,6 +94,8 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
                              lambda: rankings.table(board, "human", "tex")),
                   BundleFile("tables/human.csv", "human ranking table (CSV)", "text/csv",
                              lambda: rankings.table(board, "human", "csv"))]
+    for path, text in bundle_mtme.layout(ts, dirs).items():
+        files.append(BundleFile(path, "mt-metrics-eval layout", "text/plain", lambda text=text: text))
     for camp in released_campaigns(ts.id):
         proto = protocol_of(camp)
         for fmt, (mimetype, ext, title) in proto.exports().items():
@@ -121,7 +121,7 @@ def _output(submission_id: int, doc) -> str:
 
 def systems_csv(board: dict, dirs: dict[int, str]) -> str:
     out = io.StringIO()
-    w = csv.writer(out)
+    w = csvsafe.writer(out)
     w.writerow(["folder", "team", "system", "label", "constrained", "document_level", "description"])
     for g in lb.grouped(board):
         for r in g["rows"]:
@@ -174,7 +174,12 @@ def readme(ts: TestSet, board: dict) -> str:
               "`scores/leaderboard.signatures.csv`; `scores/leaderboard.json` has the same with the reasons.",
               "- `tables/`: the automatic metrics table and (once released) the human ranking, as LaTeX and CSV.",
               "- `annotations/`: each released human evaluation in its protocol's formats "
-              "(MQM: Marot/Anthea TSV and JSON; reader studies: JSON Lines and CSV).", "", "## Signatures", ""]
+              "(MQM: Marot/Anthea TSV and JSON; reader studies: JSON Lines and CSV).",
+              "- `mtme/`: the same in mt-metrics-eval's layout (`documents/`, `sources/`, `references/`, "
+              "`system-outputs/LP/`, `human-scores/LP.NAME.{sys,seg}.score`, `metric-scores/LP/METRIC-all.{sys,seg}"
+              ".score`; higher is better, lower-is-better scores negated, `None` where there is none); "
+              f"`python -m scoring meta --mtme mtme --lp {ts.src_lang}-{ts.tgt_lang} --human mqm` reads it.",
+              "", "## Signatures", ""]
     for c in board["columns"]:
         sigs = board["signatures"].get(c["key"], [])
         lines.append(f"- {c['name']}: " + ("; ".join(f"`{s}`" for s in sigs) if sigs else "no score"))

@@ -29,7 +29,8 @@ from .campaigns import _run, campaign
 @click.option("--base-url", required=True, help="the OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
 @click.option("--model", required=True)
 @click.option("--mode", type=click.Choice(["debate", "single"]), default="debate", show_default=True)
-@click.option("--api-key-env", default="", help="the worker's environment variable holding the key")
+@click.option("--api-key-env", default="", help="the worker's environment variable holding the key: one of the names "
+              "the operator allows in ENFACE_JUDGE_KEY_ENVS (never ENFACE_*)")
 @click.option("--api-key-stdin", is_flag=True, help="read the key from standard input and store it encrypted")
 @click.option("--name", default="")
 @click.option("--temperature", default="0", show_default=True)
@@ -39,7 +40,8 @@ from .campaigns import _run, campaign
 @click.option("--timeout", default="120", show_default=True, help="seconds per request")
 @click.option("--price-prompt", default="0", show_default=True, help="price per 1,000 prompt tokens")
 @click.option("--price-completion", default="0", show_default=True, help="price per 1,000 completion tokens")
-@click.option("--prompts", "prompts_dir", default="", help="a folder of prompt templates (default: built in)")
+@click.option("--prompts", "prompts_dir", default="", help="a folder of prompt templates under "
+              "ENFACE_JUDGE_PROMPTS_ROOT (default <data dir>/judge-prompts; empty: built in)")
 def add_judge(campaign_id, base_url, model, mode, api_key_env, api_key_stdin, name, temperature, max_rounds,
               concurrency, requests_per_minute, timeout, price_prompt, price_completion, prompts_dir):
     """Add an LLM judge (a machine annotator) to a rubric campaign."""

@@ -36,7 +36,7 @@ from ..extensions import db
 from ..models import utcnow
 from ..services import ServiceError
 from .models import Judge, JudgeItem
-from .setup import api_key
+from .setup import api_key, prompts_folder, run_refusal
 
 HEARTBEAT_EVERY = 5.0     # seconds
 
@@ -59,7 +59,7 @@ def tasks_of(campaign: Campaign) -> list[tuple[Item, dict[str, Any]]]:
 
 def queue_run(judge: Judge) -> None:
     """Queue a run on the ``llm`` queue (refused while a run is alive or the campaign has no items yet)."""
-    from ..jobs.queue import enqueue
+    from ..job_queue import enqueue
 
     _check_runnable(judge)
     with db.write():
@@ -72,6 +72,9 @@ def _check_runnable(judge: Judge) -> None:
         raise bad("bad_state", f"a {judge.campaign.state} campaign has no items to judge yet: start it first", 409)
     if is_alive(judge):
         raise bad("judge_running", "this judge is running already", 409)
+    refusal = run_refusal(judge)
+    if refusal:
+        raise bad("judge_not_allowed", refusal, 409)
 
 
 def _take(judge_id: int, token: str) -> Judge | None:
@@ -104,7 +107,7 @@ def _client(judge: Judge) -> ScoringJudge:
                             price_prompt_per_1k=judge.price_prompt_per_1k,
                             price_completion_per_1k=judge.price_completion_per_1k)
     testset = judge.campaign.testset
-    return ScoringJudge(ChatClient(config), load_prompts(judge.prompts_dir), mode=judge.mode,
+    return ScoringJudge(ChatClient(config), load_prompts(prompts_folder(judge.prompts_dir) if judge.prompts_dir else None), mode=judge.mode,
                         max_rounds=judge.max_rounds, source_language=language_name(testset.src_lang),
                         target_language=language_name(testset.tgt_lang))
 
@@ -217,7 +220,11 @@ def run_judge(judge_id: int) -> dict[str, Any]:
                 if lost.is_set() or not _claim(judge_id, item_id, task["key"], token):
                     outcome = "skipped"
                 else:
-                    result = scorer.score(task["item"], task["rubric"])
+                    try:
+                        result = scorer.score(task["item"], task["rubric"])
+                    except Exception as exc:   # noqa: BLE001 - whatever one answer did fails that item, not the run
+                        result = ItemResult(id=str(task["item"].get("id", item_id)),
+                                            error=f"{type(exc).__name__}: {str(exc)[:300]}")
                     _store(db.session.get(Judge, judge_id), item_id, task, result, token)
                     outcome = "scored" if result.ok else "failed"
             with lock:
@@ -226,7 +233,7 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         with ThreadPoolExecutor(max_workers=judge.concurrency, thread_name_prefix=f"judge{judge_id}") as pool:
             list(pool.map(one, todo))
         final = "done"
-        message = (f"{counts['failed']} item(s) could not be scored: see their transcripts"
+        message = (f"{counts['failed']} of {len(todo)} item(s) could not be scored: the reasons are below"
                    if counts["failed"] else "")
         if lost.is_set():
             message = "another run took this judge over (this run's heartbeat had gone stale)"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -22,7 +22,7 @@ from ..services import NotFound
 from . import crypto
 from .models import Judge
 
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+MAX_PROMPTS_DIR_BYTES = 500      # the column's width; each part of the path at most 255 bytes (NAME_MAX)
 MAX_ROUNDS, MAX_CONCURRENCY = 20, 64
 
 
@@ -49,8 +49,12 @@ class JudgeInput:
 
 def _checked(data: JudgeInput) -> dict[str, Any]:
     base_url = (data.base_url or "").strip()
-    parsed = urlparse(base_url)
-    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+    try:
+        parsed = urlparse(base_url)
+        parsed.port       # noqa: B018  (raises on a port that is not a number or out of range)
+    except ValueError:    # "http://[::1": an unclosed IPv6 address
+        parsed = urlparse("")
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or len(base_url) > 500:
         raise bad("invalid_field", "the base URL must be an http(s) URL, e.g. http://localhost:8000/v1",
                   field="base_url")
     model = (data.model or "").strip()
@@ -62,16 +66,17 @@ def _checked(data: JudgeInput) -> dict[str, Any]:
     if env and data.api_key:
         raise bad("invalid_field", "give the key as an environment variable name or as a secret, not both",
                   field="api_key")
-    if env and not ENV_NAME.match(env):
-        raise bad("invalid_field", "the environment variable name may hold letters, digits and _ only",
-                  field="api_key_env")
+    if env:
+        refusal = key_env_refusal(env)
+        if refusal:
+            raise bad("invalid_field", refusal, field="api_key_env")
     if data.api_key and (len(data.api_key) > 4000 or data.api_key.strip() != data.api_key):
         raise bad("invalid_field", "the API key is longer than 4000 characters or has spaces around it",
                   field="api_key")
     prompts_dir = (data.prompts_dir or "").strip() or None
     if prompts_dir:
         try:
-            load_prompts(prompts_dir)
+            load_prompts(prompts_folder(prompts_dir))
         except PromptError as exc:
             raise bad("invalid_field", str(exc), field="prompts_dir") from None
     rpm = number(data.requests_per_minute or 0, "requests per minute", 0, 100000)
@@ -114,13 +119,75 @@ def takes_judges(campaign: Campaign) -> bool:
     return type(protocol_of(campaign)).judge_tasks is not Protocol.judge_tasks
 
 
+def allowed_key_envs() -> tuple[str, ...]:
+    """The environment variables the operator lets a judge read its key from (``ENFACE_JUDGE_KEY_ENVS``)."""
+    return tuple(current_app.config.get("JUDGE_KEY_ENVS") or ())
+
+
+def key_env_refusal(name: str) -> str | None:
+    """Why a judge may not read its key from the variable ``name`` (None: it may). Only the operator's
+    allow-list, and never an ``ENFACE_*`` setting: the value is sent as a Bearer token to the judge's URL."""
+    allowed = allowed_key_envs()
+    if name.upper().startswith("ENFACE_"):
+        return f"{name} is one of Enface's own settings: a judge may not send it to an endpoint"
+    if name not in allowed:
+        listed = (f"this server allows {', '.join(allowed)}" if allowed else
+                  "this server allows none (store the key encrypted instead)")
+        return (f"the environment variable {name[:100]} is not on the operator's allow-list (ENFACE_JUDGE_KEY_ENVS): "
+                f"{listed}")
+    return None
+
+
+def prompts_root() -> Path:
+    """The one folder every judge's prompt templates must lie in (``ENFACE_JUDGE_PROMPTS_ROOT``)."""
+    return Path(current_app.config.get("JUDGE_PROMPTS_ROOT") or Path(current_app.config["DATA_DIR"]) / "judge-prompts")
+
+
+def prompts_folder(prompts_dir: str) -> Path:
+    """``prompts_dir`` (relative to :func:`prompts_root`, or absolute inside it) as a resolved folder inside the
+    root; a path outside it (``..``, a link out), too long or unreadable is a :class:`PromptError`."""
+    root = prompts_root()
+    if len(prompts_dir.encode("utf-8", "surrogatepass")) > MAX_PROMPTS_DIR_BYTES or any(
+            len(part.encode("utf-8", "surrogatepass")) > 255 for part in Path(prompts_dir).parts):
+        raise PromptError(f"the prompts folder's path is longer than {MAX_PROMPTS_DIR_BYTES} bytes "
+                          "(or a part of it longer than 255)")
+    if not prompts_dir.isprintable():
+        raise PromptError("the prompts folder's path holds control characters")
+    try:
+        folder = (root / prompts_dir).resolve()
+        root = root.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise PromptError(f"the prompts folder cannot be read: {exc}") from None
+    if folder != root and root not in folder.parents:
+        raise PromptError(f"the prompts folder must lie under {root} (ENFACE_JUDGE_PROMPTS_ROOT)")
+    return folder
+
+
+def run_refusal(judge: Judge) -> str | None:
+    """Why a stored judge may not run under today's settings (an environment variable taken off the allow-list,
+    a prompts folder outside the root): checked before every run, not only when the judge was added."""
+    if judge.api_key_env and not judge.api_key_encrypted:
+        refusal = key_env_refusal(judge.api_key_env)
+        if refusal:
+            return f"this judge cannot run: {refusal}"
+    if judge.prompts_dir:
+        try:
+            prompts_folder(judge.prompts_dir)
+        except PromptError as exc:
+            return f"this judge cannot run: {exc}"
+    return None
+
+
 def api_key(judge: Judge) -> str:
-    """The key for a run (on the worker): decrypted, or read from the worker's environment."""
+    """The key for a run (on the worker): decrypted, or read from the worker's environment (allowed names only)."""
     import os
 
     if judge.api_key_encrypted:
         return crypto.decrypt(judge.api_key_encrypted, current_app.config["SECRET_KEY"])
     if judge.api_key_env:
+        refusal = key_env_refusal(judge.api_key_env)
+        if refusal:
+            raise bad("key_env_not_allowed", f"this judge cannot run: {refusal}", 409)
         value = os.environ.get(judge.api_key_env)
         if not value:
             raise bad("no_api_key", f"the environment variable {judge.api_key_env} is not set on the worker", 409)

@@ -137,8 +137,35 @@ def _reset_serializer() -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="enface-password-reset")
 
 
-def make_reset_token(user: User) -> str:
-    """A reset link token, valid for three days and only until the password (or nonce) changes."""
+#: who may make a reset link for whom: a link lets whoever holds it log in as that account, so nobody may
+#: take one for an account with more rights than they have. Admins: anyone; organizers: participants and
+#: annotators (not another organizer, not an admin). Inactive accounts (an LLM judge's machine account, a
+#: closed account) take none: they cannot log in.
+RESET_RULE = ("An admin may make a reset link for any active account; an organizer only for participants and "
+              "annotators (an organizer's or an admin's account needs an admin). Inactive accounts, such as an "
+              "LLM judge's machine account, take no reset link.")
+RESETTABLE_BY = {"admin": frozenset(ROLES), "organizer": frozenset({"participant", "annotator"})}
+
+
+def reset_refusal(actor: User | None, target: User) -> str | None:
+    """Why ``actor`` may not make a reset link for ``target`` (None: they may); see :data:`RESET_RULE`.
+    ``actor`` None is the operator on the command line, who holds the secret key anyway."""
+    if not target.active:
+        return f"{target.email} is an inactive account (an LLM judge's, or closed): it takes no reset link"
+    if actor is not None and target.role not in RESETTABLE_BY.get(actor.role, frozenset()):
+        if target.role == "admin":
+            return "only an admin can make a reset link for an admin"
+        return f"only an admin can make a reset link for an {target.role}" if target.role == "organizer" \
+            else "you may not make reset links"
+    return None
+
+
+def make_reset_token(user: User, actor: User | None) -> str:
+    """A reset link token for ``user`` made by ``actor`` (refused by :func:`reset_refusal` with a 403), valid
+    for three days and only until the password (or nonce) changes."""
+    refusal = reset_refusal(actor, user)
+    if refusal:
+        raise ServiceError("reset_refused", refusal, 403)
     return _reset_serializer().dumps({"u": user.id, "n": user.session_nonce})
 
 
@@ -152,6 +179,8 @@ def user_from_reset_token(token: str) -> User:
     user = db.session.get(User, data.get("u")) if isinstance(data, dict) else None
     if user is None or user.session_nonce != data.get("n"):
         raise ServiceError("bad_link", "this reset link has been used or replaced")
+    if not user.active:
+        raise ServiceError("bad_link", "this account is inactive: it takes no reset link")
     return user
 
 

@@ -11,7 +11,6 @@ sees which rows is decided afterwards by :func:`visible_leaderboard`.
 from __future__ import annotations
 
 import copy
-import csv
 import io
 import threading
 import time
@@ -21,14 +20,14 @@ from flask import current_app
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session, selectinload
 
+from scoring import csvsafe
 from scoring.metrics import REGISTRY
-from scoring.tables import csv_safe
 
 from ..extensions import db
 from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
 from . import NotFound, auto_ranking
 from .reasons import public_reason
-from .testsets import LEADERBOARD_CHANGES
+from .testsets import LEADERBOARD_CHANGES, SCORES_CHANGES
 
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
@@ -181,6 +180,29 @@ def _forget_changed(session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _drop_changed(session) -> None:
     session.info.pop(LEADERBOARD_CHANGES, None)
+    session.info.pop(SCORES_CHANGES, None)
+
+
+@db.after_write
+def _rank_changed(session) -> None:
+    """Scores changed (a scoring job, a withdrawal, a primary switch, a release): queue the clusters now, so
+    that the first visitor after the change does not find them still being computed.
+
+    Not with eager jobs (tests): there the first view computes them before it answers, so nobody sees them
+    pending, and computing them after every write would make each scoring wait for the bootstrap."""
+    changed = session.info.pop(SCORES_CHANGES, ())
+    if current_app.config.get("JOBS") == "eager":
+        return
+    for testset_id in sorted(changed):
+        auto_ranking.request(testset_id)
+
+
+def current_versions(testset_id: int) -> tuple[int, int | None] | None:
+    """The versions :func:`get_leaderboard` builds for: read from the database at most once per
+    VERSION_CHECK_SECONDS per process (at once after a change this process committed)."""
+    if not current_app.config.get("LEADERBOARD_CACHE", True):
+        return _versions(testset_id)
+    return _current_versions(testset_id)
 
 
 def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
@@ -443,7 +465,7 @@ def to_csv(board: dict) -> str:
     when a rubric ranking is, no comment lines: the signatures are in :func:`signatures_csv`.
     """
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     keys = [c["key"] for c in board["columns"]]
     human = [(key, name) for key, name in HUMAN_RANKINGS
              if board.get(key) is not None and (key == "mqm" or board[key].get("ranking"))]
@@ -452,7 +474,7 @@ def to_csv(board: dict) -> str:
                      *[name + h[3:] for _key, name in human for h, _f in MQM_CSV_COLUMNS]])
     for group in grouped(board):
         for r in group["rows"]:
-            cells = [r["group"], csv_safe(r["team"]), csv_safe(r["system"]), r["label"],
+            cells = [r["group"], r["team"], r["system"], r["label"],
                      "yes" if r["constrained"] else "no", "yes" if r["baseline"] else "no", r["submission_id"],
                      *[_number(r["scores"][k]["score"]) for k in keys]]
             for key, _name in human:   # empty cells for a system outside the human evaluation
@@ -470,7 +492,7 @@ def signatures_csv(board: dict) -> str:
     several signatures has several rows, one without a score has none.
     """
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csvsafe.writer(out)
     writer.writerow(["metric", "signature"])
     for c in board["columns"]:
         for sig in board["signatures"].get(c["key"], []):

@@ -21,6 +21,7 @@ from ..extensions import db
 from ..models import Document, Segment, Task, TestSet, utcnow
 from . import NotFound, ServiceError
 from .accounts import check_text
+from .archive_names import safe_part
 from .phenomena import read_phenomena_dir, store_phenomena
 
 
@@ -72,9 +73,6 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
         raise ServiceError("invalid_testset", f"cannot read the test set: {exc}", 400) from None
     ts_name = check_text(name or loaded.name, "test set name", max_len=200)
     phenomena = read_phenomena_dir(Path(path), loaded)   # checked before anything is written
-    for doc in loaded.documents:
-        if len(doc.name) > 255:
-            raise ServiceError("invalid_testset", f"document name {doc.name[:50]!r}... is too long", 400)
     task = get_or_create_task(task_name)
     from flask import current_app
 
@@ -107,8 +105,9 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
     return ts
 
 
-def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSet:
-    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first)."""
+def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int, *, name: str | None = None) -> TestSet:
+    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first);
+    ``name``: the test set's name (None: the one in testset.json)."""
     from .uploads import UploadError, safe_extract
 
     with tempfile.TemporaryDirectory(prefix="enface-testset-") as tmp:
@@ -123,7 +122,7 @@ def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSe
             if len(subdirs) == 1:
                 root = subdirs[0]
         try:
-            return import_testset(root, task_name)
+            return import_testset(root, task_name, name=name)
         except ServiceError as exc:
             # The library names files by their path: here a server's temporary folder, meaningless to the
             # organizer (and not theirs to see). Paths inside the archive say the same thing.
@@ -236,12 +235,17 @@ def _aware(value: datetime | None) -> datetime | None:
 
 #: the session.info key under which a write transaction lists the test sets whose leaderboard it changed
 LEADERBOARD_CHANGES = "leaderboard_changes"
+#: session.info key: test sets whose scores_version this session raised (their clusters are due)
+SCORES_CHANGES = "scores_changes"
 
 
 def bump_scores_version(session, testset_id: int) -> None:
+    """The test set's scores (or what the board shows of them) changed: the cached boards are stale, and once
+    the write commits the automatic clusters are queued for the new version (:mod:`.leaderboard`)."""
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
     note_leaderboard_change(session, testset_id)
+    session.info.setdefault(SCORES_CHANGES, set()).add(testset_id)
 
 
 def note_leaderboard_change(session, testset_id: int) -> None:
@@ -283,14 +287,22 @@ def scoring_testset(ts: TestSet) -> ScoringTestSet:
     return loaded
 
 
+def forget_scoring_view(testset_id: int) -> None:
+    """Drops this process's scoring view of a deleted test set."""
+    with _cache_lock:
+        _scoring_cache.pop(testset_id, None)
+
+
 def testset_files(ts: TestSet, *, with_references: bool) -> Iterator[tuple[str, str]]:
     """The test set in the on-disk format that ``scoring.load_testset`` reads, as (relative path, text) pairs."""
     loaded = scoring_testset(ts)
-    meta = {"name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang, "documents": loaded.doc_names}
+    # Each document's file name is safe_part(name): the name itself for every name the import lets in.
+    meta = {"name": ts.name, "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
+            "documents": [safe_part(n) for n in loaded.doc_names]}
     yield "testset.json", json.dumps(meta, ensure_ascii=False, indent=2) + "\n"
     for doc in loaded.documents:
-        yield f"source/{doc.name}.txt", "".join(line + "\n" for line in doc.source)
+        yield f"source/{safe_part(doc.name)}.txt", "".join(line + "\n" for line in doc.source)
     if with_references:
         for doc in loaded.documents:
             for i, lines in enumerate(doc.refs):
-                yield f"ref{i + 1}/{doc.name}.txt", "".join(line + "\n" for line in lines)
+                yield f"ref{i + 1}/{safe_part(doc.name)}.txt", "".join(line + "\n" for line in lines)

@@ -144,6 +144,7 @@ def test_a_missing_key_variable_fails_the_run_with_a_message(world, monkeypatch)
     from enface.judges.models import Judge
 
     monkeypatch.delenv("JUDGE_TEST_KEY", raising=False)
+    world.app.config["JUDGE_KEY_ENVS"] = ("JUDGE_TEST_KEY",)     # the operator's allow-list
     cid = judged_campaign(world)
     jid = add(world, cid, base_url="http://127.0.0.1:9/v1", model="m", api_key_env="JUDGE_TEST_KEY")
     out = run(world, jid)
@@ -157,7 +158,7 @@ def test_a_missing_key_variable_fails_the_run_with_a_message(world, monkeypatch)
 
 
 def test_the_run_goes_to_the_llm_queue(world):
-    from enface.jobs.queue import QUEUES
+    from enface.job_queue import QUEUES
     from enface.judges.models import Judge
     from enface.judges.running import queue_run
 

@@ -71,7 +71,8 @@ class Book:
         assert r.status_code == 200, r.get_json()
         return r.get_json()
 
-    def close(self, preference: str = "1", difficulty: str = "better", highlight: bool = True):
+    def close(self, preference: str = "1", difficulty: str = "better", highlight: bool = True,
+              justification: str | None = None):
         st = self.state()
         assert st["view"] == "close", st["view"]
         for chunk in st["close"]["chunks"]:
@@ -86,7 +87,8 @@ class Book:
                 r = self.put("highlight", n, {"side": "2", "start": 0, "end": end, "label": "poor", "text": t2[:end]},
                              new=True)
                 assert r.status_code == 200, r.get_json()
-            self.ok("chunk", n, {"preference": preference, "justification": f"T{preference} reads better here.",
+            self.ok("chunk", n, {"preference": preference,
+                                 "justification": justification or f"T{preference} reads better here.",
                                  "difficulty": difficulty})
             self.times(**{f"chunk_{n}": 120_000})
         r = self.finish()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections import defaultdict
 
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
+
+from scoring import csvsafe
 
 from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ...campaigns.services import version_labels
@@ -138,7 +139,7 @@ def export_csv(campaign: Campaign) -> str:
     Versions are campaign versions; ``position`` is 1 if the version was read first (excerpt) or shown
     on the left (chunk), else 2. Highlights: count and texts joined by " | "."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w = csvsafe.dict_writer(buf, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in export_records(campaign):
         if r["record"] == "excerpt":

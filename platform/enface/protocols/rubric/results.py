@@ -7,7 +7,6 @@ scored, the same for every rater (and for a judge scoring the same campaign).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Any
@@ -16,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from humaneval.rubric import CRITERION_KEYS, rubric_results
+from scoring import csvsafe
 
 from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ...campaigns.services import version_labels
@@ -137,7 +137,7 @@ def export_json(campaign: Campaign) -> str:
 def export_csv(campaign: Campaign) -> str:
     """One row per score; ``python -m humaneval rubric`` reads it back."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csvsafe.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in response_rows(campaign):
         row = {**row, "sigma": sum(row[k] for k in CRITERION_KEYS), "refusal": row["refusal"] or ""}
