@@ -532,7 +532,7 @@ def submission_dict(sub: Submission, *, with_report: bool = True, private: bool 
     """The API's view of a submission. ``private`` (the owning team, organizers): the files (names, sizes,
     hashes) and the timeline as written; otherwise no files and the timeline without e-mail addresses.
     ``with_report``: the validation report (the owning team and organizers only). ``operator`` (organizers):
-    n/a reasons with the operator's instructions (:mod:`.reasons`)."""
+    n/a reasons with the operator's instructions (:mod:`~enface.services.reasons`)."""
     scores = {}
     segment_scores = {}
     for s in sub.scores:
