@@ -5,6 +5,7 @@ bootstrap intervals, split-half reliability and the ranking, :mod:`.design` buil
 designs. No web framework, no database: the platform's BWS protocol calls these functions.
 """
 
+from .design import Design, balanced_design, design_counts, item_designs
 from .judgments import Judgment, check_judgment, check_judgments, read_judgments
 from .scores import (
     SplitHalf,
@@ -18,6 +19,6 @@ from .scores import (
     split_half,
 )
 
-__all__ = ["Judgment", "SplitHalf", "VersionScore", "bws_ranking", "check_judgment", "check_judgments",
+__all__ = ["Design", "Judgment", "balanced_design", "design_counts", "item_designs", "SplitHalf", "VersionScore", "bws_ranking", "check_judgment", "check_judgments",
            "counting_scores", "counts", "item_scores", "read_judgments", "scores_with_intervals",
            "spearman_brown", "split_half"]
