@@ -13,6 +13,7 @@ from functools import wraps
 
 from flask import current_app, request, session
 from flask_login import current_user
+
 from ..services import leaderboard as lb
 from .lru import app_cache
 
