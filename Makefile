@@ -9,7 +9,7 @@ ENFACE_DATA_DIR ?= instance
 PORT   ?= 8000
 export ENFACE_DATA_DIR
 
-.PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load
+.PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load docs screenshots wheel-smoke
 
 # setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
 $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
@@ -49,6 +49,10 @@ demo-cli: $(VENV)/.installed
 	$(PY) -m scoring score data/demo/testset data/demo/systems/strong-mt data/demo/systems/literal-mt \
 	    data/demo/systems/weak-mt -m bleu chrf ter dbleu --paired-bs
 
+# The wheel outside the checkout: build, twine check, install into a fresh venv, demo, crawl every page.
+wheel-smoke: $(VENV)/.installed
+	.ci/wheel-smoke $(PY)
+
 bench: $(VENV)/.installed
 	$(PY) bench/scoring.py
 
@@ -70,5 +74,23 @@ access-matrix: $(VENV)/.installed
 load: $(VENV)/.installed
 	$(PY) bench/load.py --users 200 --seconds 60
 
+# The manual (docs/, Sphinx + MyST): every warning is an error. Its screenshots are the real-browser
+# tests' artefacts (tests/artifacts/); the tests that take them run first when one is missing.
+SCREENSHOT_TESTS := tests/platform/browser/test_e2e.py tests/protocols/mqm/test_browser.py
+DOCS_SHOTS := $(shell $(PYTHON) -c "import ast, pathlib; t = ast.parse(pathlib.Path('docs/conf.py').read_text()); \
+	print(' '.join(n for a in t.body if isinstance(a, ast.Assign) and getattr(a.targets[0], 'id', '') == 'SCREENSHOTS' \
+	for n in ast.literal_eval(a.value)))")
+$(VENV)/.docs: $(VENV)/.installed pyproject.toml
+	$(PIP) install -q -e ".[docs]"
+	touch $@
+
+screenshots: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider $(SCREENSHOT_TESTS)
+
+docs: $(VENV)/.docs
+	@for shot in $(DOCS_SHOTS); do test -f tests/artifacts/$$shot || { $(MAKE) screenshots; break; }; done
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "the manual: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache docs/_build docs/_screenshots docs/reference/_generated

@@ -4,7 +4,8 @@ Seeds a platform (a released test set with four systems, an MQM campaign with ei
 starts gunicorn as ``enface serve`` does (2 workers x 4 threads, gthread), and runs locust headless
 (bench/locustfile.py): the public on the leaderboard, participants on submission pages, annotators
 saving marks. Prints requests, errors, p50 and p99 per kind and in all; exits 1 on any error or when
-a mark the server acknowledged is not in the database.
+a mark the server acknowledged is not in the database, and when nothing was compared (no request
+made, or no mark saved).
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def marks_in_db(platform: Platform) -> tuple[int, int]:
                 db.session.scalar(select(func.count(distinct(Mark.uuid)))))
 
 
+def verdict(total: dict, acked: int, stored: int, distinct_marks: int, locust_status: int) -> bool:
+    """Whether the run passed: requests were made and none failed, marks were saved and every
+    acknowledged one is stored once, and locust ran (exit 1 is its status when a request failed)."""
+    compared = int(total["Request Count"]) > 0 and acked > 0
+    return (compared and int(total["Failure Count"]) == 0 and stored >= acked and stored == distinct_marks
+            and locust_status in (0, 1))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=200)
@@ -118,9 +127,11 @@ def main() -> int:
     # Saves still in flight when locust stopped are stored but not counted by locust: stored >= acked.
     print(f"marks acknowledged {acked}, marks in the database {stored} ({distinct_marks} distinct)")
     errors = int(total["Failure Count"])
-    ok = errors == 0 and stored >= acked and stored == distinct_marks and done.returncode in (0, 1)
+    ok = verdict(total, acked, stored, distinct_marks, done.returncode)
     if done.returncode not in (0, 1):
         print(done.stdout[-3000:], done.stderr[-3000:])
+    if not acked:
+        print("load: nothing compared: no mark was saved (no annotator item seeded, or every save failed)")
     print("load: " + ("OK" if ok else "FAILED") + f": {total['Request Count']} requests, {errors} errors, "
           f"p50 {total['50%']} ms, p99 {total['99%']} ms")
     return 0 if ok else 1

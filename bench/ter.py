@@ -6,7 +6,8 @@ Every system of the WMT23 zh-en general-MT MQM file and of the WMT21 TED en-de
 MQM file is scored against two other systems as references, pair by pair,
 tokenised as sacrebleu's TER does. Both sides run in this process on the same
 pairs; the script prints their times, the ratio, and the number of pairs whose
-(num_edits, ref_length) differ, which must be 0 (exit status 1 otherwise).
+(num_edits, ref_length) differ, which must be 0 (exit status 1 otherwise, and also when
+no pair was compared: both files absent).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def main() -> int:
 
     files = {"wmt23 zh-en": args.data / "google-mqm" / "sxs_mqm_generalMT2023_zhen.3ratingsPerSegment.tsv.tar.gz",
              "wmt21 ted en-de": args.data / "google-mqm" / "mqm_ted_ende.tsv.gz"}
-    mismatches = 0
+    mismatches = compared = 0
     for label, tsv in files.items():
         if not tsv.exists():
             print(f"{label}: {tsv} is absent, skipped")
@@ -52,10 +53,14 @@ def main() -> int:
         t2 = time.perf_counter()
         bad = sum(a != b for a, b in zip(expected, got))
         mismatches += bad
+        compared += len(pairs)
         words = sum(len(h) for h, _ in pairs) / max(1, len(pairs))
         print(f"{label}: {len(pairs)} pairs (hypotheses of {words:.1f} words on average); "
               f"sacrebleu {t1 - t0:.2f} s, compiled {t2 - t1:.3f} s, ratio {(t2 - t1) / (t1 - t0):.4f}x "
               f"({(t1 - t0) / (t2 - t1):.0f} times faster); pairs that differ: {bad}")
+    if not compared:
+        print(f"ter: nothing compared (no real data under {args.data}): FAILED", file=sys.stderr)
+        return 1
     return 1 if mismatches else 0
 
 

@@ -10,6 +10,7 @@ Enface platform::
     humaneval.counterbalance(["r1", "r2"], ["d1", "d2"])
     results = humaneval.reader_results(humaneval.load_export("export.jsonl"))
 
+Error Span Annotation (ESA, ESA^AI) on Appraise exports is :mod:`humaneval.esa`.
 The command line is ``python -m humaneval`` (see :mod:`humaneval.cli`).
 """
 

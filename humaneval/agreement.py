@@ -19,7 +19,22 @@ Reliability* (4th ed., 2014), with his treatment of missing ratings. With
 
 Weights, on the category values ``x`` (or on their positions 1..q in the
 ``categories`` given, for labels): identity; linear ``1 - |x_k - x_l| / (max - min)``;
-quadratic ``1 - (x_k - x_l)^2 / (max - min)^2``. AC1 is AC2 with identity weights.
+quadratic ``1 - (x_k - x_l)^2 / (max - min)^2``; ordinal (Gwet's, on the ranks
+only: with ``n = |k - l| + 1``, ``1 - n (n - 1) / 2`` over its largest value).
+AC1 is AC2 with identity weights. These are irrCAC's weights, and the tests
+compare every coefficient with irrCAC.
+
+Cohen's kappa (:func:`cohen_kappa`) takes the same weights on the same
+categories, so the library, ``python -m humaneval agreement --coefficient
+kappa`` and the rubric tables agree: on equally spaced numbers (a 0-2 or 1-5
+scale) value and rank weights are the same thing, and scikit-learn's
+``cohen_kappa_score`` gives the same number; on unequally spaced numbers
+(1, 2, 5) the weights follow the values, as irrCAC's do.
+
+Standard errors and intervals (:func:`gwet_interval`, :func:`kappa_interval`)
+are Gwet's linearised variance with a t interval (n - 1 degrees of freedom),
+computed by irrCAC itself (Gwet's AC1/AC2; Conger's kappa, which is Cohen's
+for two raters).
 
 Categories are the observed ratings unless ``categories`` lists them; a
 category nobody used still changes ``q`` and so the chance agreement. With a
@@ -35,7 +50,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Union
 
-WEIGHTS = ("identity", "linear", "quadratic")
+WEIGHTS = ("identity", "linear", "quadratic", "ordinal")
 
 RatingTable = Union[Mapping[Hashable, Mapping[Hashable, Any]], Sequence[Sequence[Any]]]
 
@@ -128,8 +143,11 @@ def weight_matrix(categories: Sequence[Any], weights: str = "identity") -> list[
     q = len(categories)
     x = [float(c) for c in categories] if all(_is_number(c) for c in categories) else list(range(1, q + 1))
     span = max(x) - min(x) if q else 0.0
-    if weights == "identity" or span == 0:
+    if weights == "identity" or span == 0 or q < 2:
         return [[1.0 if k == m else 0.0 for m in range(q)] for k in range(q)]
+    if weights == "ordinal":   # Gwet's: ranks only, whatever the values
+        top = q * (q - 1) / 2
+        return [[1.0 - (abs(k - m) + 1) * abs(k - m) / 2 / top for m in range(q)] for k in range(q)]
     power = 1 if weights == "linear" else 2
     return [[1.0 - (abs(x[k] - x[m]) / span) ** power for m in range(q)] for k in range(q)]
 
@@ -175,7 +193,7 @@ def gwet_ac1(ratings: RatingTable, categories: Sequence[Any] | None = None) -> f
 
 def gwet_ac2(ratings: RatingTable, weights: str = "quadratic",
              categories: Sequence[Any] | None = None) -> float:
-    """Gwet's AC2: ordinal categories with linear or quadratic (default) weights."""
+    """Gwet's AC2: ordinal categories with linear, quadratic (default) or ordinal weights."""
     return gwet(ratings, weights, categories).value
 
 
@@ -214,3 +232,89 @@ def cohen_kappa(rater1: Sequence[Any], rater2: Sequence[Any], weights: str = "id
     if pe >= 1:
         return math.nan
     return (pa - pe) / (1 - pe)
+
+
+# -- standard errors and intervals (irrCAC) ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AgreementInterval:
+    """A coefficient with Gwet's standard error, its t interval and the p-value of "no agreement"."""
+
+    coefficient: str      # "ac1", "ac2" or "kappa"
+    weights: str
+    value: float | None
+    se: float | None      # None (with the reason) below two items or two categories: no variance to estimate
+    low: float | None
+    high: float | None    # capped at 1, as irrCAC does
+    confidence: float
+    p_value: float | None
+    items: int
+    method: str
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _irrcac(rows: list[list[Any]], weights: str, cats: list[Any], confidence: float):
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+    from irrCAC.raw import CAC
+
+    if not 0.9 <= confidence <= 0.99:
+        raise ValueError(f"confidence must be between 0.90 and 0.99 (irrCAC's range), not {confidence}")
+    frame = pd.DataFrame([[np.nan if is_missing(v) else v for v in row] for row in rows], dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # pandas' downcasting notices inside irrCAC
+        return CAC(frame, weights=weights, categories=list(cats), confidence_level=confidence, digits=15)
+
+
+def _interval(coefficient: str, weights: str, est: dict, confidence: float, items: int,
+              method: str) -> AgreementInterval:
+    low, high = est["confidence_interval"]
+    return AgreementInterval(coefficient, weights, float(est["coefficient_value"]), float(est["se"]), float(low),
+                             float(high), confidence, float(est["p_value"]), items, method)
+
+
+def _no_interval(coefficient: str, weights: str, confidence: float, items: int, categories: int) -> AgreementInterval:
+    return AgreementInterval(coefficient, weights, None, None, None, None, confidence, None, items, "",
+                             f"{items} item(s) in {categories} categor(ies): a standard error needs two items "
+                             "and two categories")
+
+
+def gwet_interval(ratings: RatingTable, weights: str = "identity", categories: Sequence[Any] | None = None,
+                  confidence: float = 0.95) -> AgreementInterval:
+    """Gwet's AC1/AC2 with its standard error and interval (irrCAC's ``CAC.gwet``)."""
+    items, _ = _items(ratings)
+    if not items:
+        raise ValueError("no ratings")
+    cats = _category_list({v for item in items for v in item}, categories, weights)
+    if isinstance(ratings, Mapping):
+        raters = sorted({r for row in ratings.values() for r in row}, key=str)
+        rows = [[row.get(r) for r in raters] for row in ratings.values() if row]
+    else:
+        rows = [list(row) for row in (ratings.to_numpy().tolist() if hasattr(ratings, "to_numpy") else ratings)]
+    if len(items) < 2 or len(cats) < 2:
+        return _no_interval("ac1" if weights == "identity" else "ac2", weights, confidence, len(items), len(cats))
+    est = _irrcac(rows, weights, cats, confidence).gwet()["est"]
+    return _interval("ac1" if weights == "identity" else "ac2", weights, est, confidence, len(items),
+                     "Gwet's linearised variance, t interval (irrCAC)")
+
+
+def kappa_interval(rater1: Sequence[Any], rater2: Sequence[Any], weights: str = "identity",
+                   categories: Sequence[Any] | None = None, confidence: float = 0.95) -> AgreementInterval:
+    """Cohen's kappa with its standard error and interval (irrCAC's Conger kappa: Cohen's for two raters)."""
+    if len(rater1) != len(rater2):
+        raise ValueError(f"the two raters rated {len(rater1)} and {len(rater2)} items")
+    pairs = [[a, b] for a, b in zip(rater1, rater2) if not is_missing(a) and not is_missing(b)]
+    if not pairs:
+        raise ValueError("no item is rated by both raters")
+    cats = _category_list({v for pair in pairs for v in pair}, categories, weights)
+    if len(pairs) < 2 or len(cats) < 2:
+        return _no_interval("kappa", weights, confidence, len(pairs), len(cats))
+    est = _irrcac(pairs, weights, cats, confidence).conger()["est"]
+    return _interval("kappa", weights, est, confidence, len(pairs),
+                     "Conger's kappa (Cohen's for two raters), linearised variance, t interval (irrCAC)")

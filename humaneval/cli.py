@@ -1,11 +1,15 @@
 """``python -m humaneval``: agreement coefficients and reader-study results on plain files.
 
+Usage::
+
     python -m humaneval agreement RATINGS.csv --coefficient ac1|ac2|kappa|icc
                                   [--weights identity|linear|quadratic] [--categories 1,2,3,4,5] [--json]
     python -m humaneval reader EXPORT.jsonl [--weights identity|linear|quadratic] [--study NAME] [--json]
     python -m humaneval judge ITEMS.jsonl --base-url URL --model NAME [--mode single|debate] [--json] ...
                                   (LLM judges on rubric items: see humaneval.judge.cli)
     python -m humaneval rubric RESPONSES.csv|RESPONSES.jsonl [--rubric NAME|FILE] [--json]
+    python -m humaneval esa SCORES.csv [--json]
+    python -m humaneval esa-results SCORES.csv [--json] [--keep-failing] ...   (see humaneval.esa.cli)
 
 RATINGS.csv has a header naming the columns item, rater, value (other columns
 are ignored), then one rating a row; any number of raters, and an item may be
@@ -17,8 +21,10 @@ other weights is a usage error: use ac2). ac2 defaults to quadratic weights;
 ac2 with identity weights equals ac1 on the same numbers.
 
 kappa is Cohen's kappa for exactly two raters, over the items both rated, with
-identity (default), linear or quadratic weights on the category ranks, as
-scikit-learn's cohen_kappa_score. icc is ICC(3,1) (two-way mixed, consistency,
+identity (default), linear, quadratic or ordinal weights: the library's one
+definition (humaneval.cohen_kappa), weights on the category values as in
+irrCAC and Gwet's AC2 (on equally spaced numbers the same as scikit-learn's
+rank weights); labels need --categories in their order for weighted kappa. icc is ICC(3,1) (two-way mixed, consistency,
 single rater; numbers only, no weights) and needs complete data: every rater
 rates every item.
 
@@ -43,6 +49,7 @@ from typing import Any
 
 from .agreement import WEIGHTS, gwet
 from .errors import HumanEvalInputError
+from .esa.cli import add_esa_parsers, run_esa
 from .export import load_export
 from .judge.cli import add_judge_parser, run_judge
 from .ratings_csv import parse_number, read_ratings
@@ -109,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("file", metavar="RESPONSES", help="responses, .csv or .jsonl")
     rb.add_argument("--rubric", default="diting", help="a shipped rubric's name or a rubric file (default diting)")
     rb.add_argument("--json", action="store_true", help="print the results JSON")
+
+    add_esa_parsers(sub)
     return parser
 
 
@@ -185,7 +194,10 @@ def _kappa_or_icc(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if not both:
             raise HumanEvalInputError("no item is rated by both raters", args.file)
         a, b = raters
-        value = kappa([row[a] for row in both], [row[b] for row in both], weights, ratings.categories)
+        try:
+            value = kappa([row[a] for row in both], [row[b] for row in both], weights, ratings.categories)
+        except ValueError as exc:
+            raise HumanEvalInputError(str(exc), args.file) from None
         if value is None:
             raise HumanEvalInputError("Cohen's kappa is undefined: chance agreement is 1 (both raters gave one "
                                       "and the same category throughout)", args.file)
@@ -232,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_judge(args, parser)
         if args.command == "rubric":
             return _rubric(args)
+        if args.command in ("esa", "esa-results"):
+            return run_esa(args)
         return _reader(args)
     except HumanEvalInputError as exc:
         print(f"humaneval: error: {exc}", file=sys.stderr)

@@ -14,7 +14,8 @@ from itertools import permutations
 from statistics import fmean, median
 from typing import Any
 
-from .agreement import WEIGHTS, gwet
+from .agreement import WEIGHTS, gwet, gwet_interval
+from .clustered import Judgment, clustered_preference_test
 from .export import (
     DIFFICULTIES,
     KINDS,
@@ -75,15 +76,32 @@ def _test(successes: int, trials: int) -> dict[str, Any]:
     return binomial_test(successes, trials).to_dict()
 
 
+def _shown_first(record: ExcerptRecord | ChunkRecord) -> str | None:
+    """The version read (excerpt) or displayed (chunk, leftmost) first; None when unknown."""
+    if isinstance(record, ChunkRecord):
+        return record.displayed[0] if record.displayed else None
+    return record.first
+
+
 def _by_kind(records: Iterable[ExcerptRecord | ChunkRecord], chosen: Callable[[Any], str | None]) -> dict[str, Any]:
-    """Choices counted as "reference" or "system", where exactly one version is a system; test on reference."""
+    """Choices counted as "reference" or "system", where exactly one version is a system; test on reference.
+
+    ``test`` is the exact binomial test over every judgment (the paper's own figures); ``clustered``
+    accounts for judgments clustered by reader and document, with the reading order as covariate
+    (:mod:`humaneval.clustered`).
+    """
     counts = dict.fromkeys(KINDS, 0)
+    judgments = []
     for r in records:
         machine, choice = machine_version(r.versions), chosen(r)
         if machine is not None and choice is not None:
             counts["system" if choice == machine else "reference"] += 1
+            first = _shown_first(r)
+            judgments.append(Judgment(r.reader, r.document, choice != machine,
+                                      None if first is None else first != machine))
     n = sum(counts.values())
-    return {"n": n, **counts, "test": _test(counts["reference"], n)}
+    return {"n": n, **counts, "test": _test(counts["reference"], n),
+            "clustered": clustered_preference_test(judgments).to_dict()}
 
 
 def excerpt_preference(excerpts: Sequence[ExcerptRecord]) -> dict[str, Any]:
@@ -170,10 +188,15 @@ def reading_times(excerpts: Sequence[ExcerptRecord]) -> dict[str, Any]:
 
 def _coefficient(table: dict[Hashable, dict[str, Any]], weights: str = "identity",
                  categories: Sequence[Any] | None = None) -> dict[str, Any]:
-    """Gwet's AC1/AC2 as a dict; value None (with the reason) when no item has two ratings."""
+    """Gwet's AC1/AC2 as a dict, with its standard error and 95 % interval (irrCAC); value None (with the
+    reason) when no item has two ratings."""
     table = {item: row for item, row in table.items() if row}
     try:
-        return gwet(table, weights, categories).to_dict()
+        out = gwet(table, weights, categories).to_dict()
+        interval = gwet_interval(table, weights, categories)
+        return out | {"se": interval.se, "interval": [interval.low, interval.high],
+                      "confidence": interval.confidence, "p_value": interval.p_value,
+                      "interval_reason": interval.reason}
     except ValueError as exc:
         return {"coefficient": "ac1" if weights == "identity" else "ac2", "weights": weights, "value": None,
                 "items": len(table), "raters": len({r for row in table.values() for r in row}),
@@ -214,7 +237,7 @@ def reader_agreement(excerpts: Sequence[ExcerptRecord], chunks: Sequence[ChunkRe
         for k, guess in r.origin_guess.items():
             if guess is not None:
                 origin[(r.document, k)][r.reader] = guess
-    ratings = {}
+    ratings, ratings_all = {}, {}
     for q in QUESTIONS:
         table: dict[Hashable, dict[str, Any]] = defaultdict(dict)
         for r in excerpts:
@@ -222,6 +245,7 @@ def reader_agreement(excerpts: Sequence[ExcerptRecord], chunks: Sequence[ChunkRe
                 if answers.get(q) is not None:
                     table[(r.document, k)][r.reader] = answers[q]
         ratings[q] = _coefficient(table, weights, SCALE)
+        ratings_all[q] = {w: _coefficient(table, w, SCALE) for w in WEIGHTS}
     return {
         "excerpt_preference": _coefficient(_table(excerpts, lambda r: r.document, lambda r: r.continue_version)),
         "mt_guess": _coefficient(_table(excerpts, lambda r: r.document, lambda r: r.ai_version)),
@@ -233,6 +257,7 @@ def reader_agreement(excerpts: Sequence[ExcerptRecord], chunks: Sequence[ChunkRe
             lambda g: all(r.difficulty == "significantly_better" for r in g))),
         "ratings_weights": weights,
         "ratings": ratings,
+        "ratings_by_weights": ratings_all,   # AC1 (identity) and AC2 with linear, quadratic, ordinal weights
     }
 
 

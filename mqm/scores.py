@@ -11,7 +11,7 @@ score is the mean over its segments. Lower is better.
 
 A segment counts as judged by a rater when the rater has an error or a
 ``No-error`` row for it; attention-check rows never count. Every error row
-adds its weight, a Non-translation mark (25) included: errors the same rater
+adds its weight, a Major Non-translation mark (25) included: errors the same rater
 marked next to it still add, as in the scores Anthea stores with its data.
 """
 

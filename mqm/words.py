@@ -2,16 +2,18 @@
 
 Modes:
 
-``whitespace``  whitespace-separated tokens (space-delimited languages).
-``jieba``       jieba's segmentation (Chinese; also used for Japanese when MeCab is
-                missing); only tokens with a letter or a digit count, not punctuation
-                or spaces.
-``chars``       the CAT-tool convention: each CJK character (Han, kana) is one word,
-                plus each whitespace-separated run of other text holding a letter or
-                a digit.
-``auto``        jieba for Chinese; MeCab (through ``ipadic``, installed with
-                sacrebleu[ja]) for Japanese, else jieba; whitespace otherwise. The
-                language is guessed from the script when not given.
+``whitespace``
+    whitespace-separated tokens (space-delimited languages).
+``jieba``
+    jieba's segmentation (Chinese; also used for Japanese when MeCab is missing); only
+    tokens with a letter or a digit count, not punctuation or spaces.
+``chars``
+    the CAT-tool convention: each CJK character (Han, kana) is one word, plus each
+    whitespace-separated run of other text holding a letter or a digit.
+``auto``
+    jieba for Chinese; MeCab (through ``ipadic``, installed with sacrebleu[ja]) for
+    Japanese, else jieba; whitespace otherwise. The language is guessed from the script
+    when not given.
 
 The method actually used is reported (:attr:`WordCounter.method`) and is
 stored with every score.

@@ -4,6 +4,8 @@
     python -m scoring score TESTSET_DIR SUBMISSION [SUBMISSION ...] [-m bleu chrf ter dbleu comet]
     python -m scoring score --src SRC --ref REF1 --ref REF2 [--docs DOCIDS] HYP [HYP ...]
     python -m scoring meta --human HUMAN.json --metrics METRICS.json [--json]
+    python -m scoring meta --mtme ROOT --lp LP --human NAME [--level sys|seg] [--metrics M1,M2,...]
+                           [--include-human] [--json]
 
 Exit status: 0 success, 1 invalid input (the report says why), 2 usage error.
 """
@@ -85,8 +87,25 @@ def build_parser() -> argparse.ArgumentParser:
                                     "accuracy (human ties left out, metric ties count as wrong), each with a "
                                     "percentile bootstrap interval over systems; item level where both sides have "
                                     "per-item scores (score --segments); chunk level for reader studies.")
-    me.add_argument("--human", required=True, metavar="HUMAN.json", help="human scores (MQM, rubric or reader export)")
-    me.add_argument("--metrics", required=True, metavar="METRICS.json", help="python -m scoring score --json output")
+    me.add_argument("--human", required=True, metavar="HUMAN.json|NAME",
+                    help="human scores (MQM, rubric or reader export); with --mtme the human score NAME of the "
+                         "file names (human-scores/LP.NAME.sys.score), e.g. mqm")
+    me.add_argument("--metrics", metavar="METRICS.json|M1,M2,...",
+                    help="python -m scoring score --json output; with --mtme a comma-separated list of METRIC-REF "
+                         "names (default: every one with a score file at the level)")
+    me.add_argument("--mtme", metavar="ROOT",
+                    help="a test-set root in mt-metrics-eval's layout (e.g. its wmt23 folder): the toolkit's "
+                         "statistics of every metric against --human")
+    me.add_argument("--lp", help="with --mtme: the language pair, e.g. en-de")
+    me.add_argument("--level", choices=["sys", "seg"], default="sys",
+                    help="with --mtme: system level (Pearson, Spearman, Kendall, pairwise accuracy, soft pairwise "
+                         "accuracy) or segment level (Pearson without grouping, acc_eq by item)")
+    me.add_argument("--include-human", action="store_true",
+                    help="with --mtme: keep human translations (systems named like a reference) in the correlations")
+    me.add_argument("--clusters", action="store_true",
+                    help="with --mtme: rank the metrics into significance clusters by the toolkit's permutation "
+                         "tests (each metric gets 'ranks'; slow with many metrics)")
+    me.add_argument("--k", type=int, default=1000, help="with --clusters: permutation draws per pair (default 1000)")
     me.add_argument("--kendall", choices=["b", "c"], default="b", help="Kendall's tau variant (default b)")
     me.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
     me.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
@@ -114,6 +133,14 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_meta(args) -> int:
     from .meta import MetaInputError, format_text, meta_from_files
 
+    if args.mtme is not None:
+        from .meta_mtme_cli import cmd_meta_mtme
+
+        return cmd_meta_mtme(args, UsageError)
+    if args.metrics is None:
+        raise UsageError("meta: --metrics METRICS.json is required (or --mtme ROOT --lp LP)")
+    if args.lp is not None or args.include_human or args.clusters or args.level != "sys":
+        raise UsageError("meta: --lp, --level, --include-human and --clusters need --mtme ROOT")
     if args.n_boot < 1:
         raise UsageError("--n-boot must be at least 1")
     if not 0 < args.confidence < 1:

@@ -3,14 +3,24 @@
 Input: per system, its score on each unit (a segment, a document, an item) of the
 human evaluation, ``{system: {unit: score}}``; optionally the system-level scores
 that order the ranking (MQM's are error points per words, not a mean of units),
-else the mean of each system's units. Every pair of systems is compared on the units
-both were scored on, by a selectable two-sided paired test:
+else the mean of each system's units. Every pair of systems is compared by a
+selectable two-sided test. The paired ones compare the units both were scored on:
 
 * ``"wilcoxon"``: the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``), what
   WMT uses for its human rankings (the default);
 * ``"ar"``: paired approximate randomisation: the signs of the per-unit
   differences are flipped at random ``n_samples`` times, and
   ``p = (#{|mean d*| >= |mean d|} + 1) / (n_samples + 1)``.
+
+The unpaired one compares all units of one system with all units of the other
+(they need not share a unit: ESA campaigns give each annotator different documents):
+
+* ``"mannwhitney"``: the Wilcoxon rank-sum / Mann-Whitney U test
+  (``scipy.stats.mannwhitneyu``, two-sided), the test of the ESA analyses
+  (Kocmi et al. 2024) and of Appraise's WMT results. They state it one-sided
+  (``alternative="greater"`` for the better-scoring system) at 0.05; where the
+  better mean also has the higher ranks that p is half the two-sided one, so their
+  clusters are this module's at ``alpha=0.10``.
 
 A pair is a significant win for the better-scoring side when ``p < alpha``. Rank
 ranges (``losses + 1 .. N - wins``) and clusters come from :mod:`scoring.ranking`,
@@ -26,7 +36,12 @@ from typing import Any
 
 from .ranking import CLUSTER_METHODS, order_by_score, ranking_rows
 
-TESTS = {"wilcoxon": "paired Wilcoxon signed-rank test", "ar": "paired approximate randomisation"}
+PAIRED_TESTS = {"wilcoxon": "paired Wilcoxon signed-rank test", "ar": "paired approximate randomisation"}
+UNPAIRED_TESTS = {"mannwhitney": "unpaired Wilcoxon rank-sum (Mann–Whitney U) test"}
+#: the paired tests, what the MQM and rubric campaign settings offer (their units are shared by all systems)
+TESTS = PAIRED_TESTS
+#: every test :func:`rank_systems` takes
+ALL_TESTS = {**PAIRED_TESTS, **UNPAIRED_TESTS}
 DEFAULT_TEST = "wilcoxon"
 DEFAULT_ALPHA = 0.05
 DEFAULT_AR_SAMPLES = 10000
@@ -39,8 +54,8 @@ def paired_p_value(xs: list[float], ys: list[float], *, test: str = DEFAULT_TEST
                    n_samples: int = DEFAULT_AR_SAMPLES, seed: int | None = DEFAULT_SEED) -> float | None:
     """Two-sided p-value of a paired test on ``xs`` vs ``ys``; 1.0 when they are equal on every unit,
     None with fewer than two units."""
-    if test not in TESTS:
-        raise ValueError(f"unknown paired test {test!r}; use one of {', '.join(TESTS)}")
+    if test not in PAIRED_TESTS:
+        raise ValueError(f"unknown paired test {test!r}; use one of {', '.join(PAIRED_TESTS)}")
     if len(xs) != len(ys):
         raise ValueError(f"paired test: {len(xs)} scores against {len(ys)}")
     if len(xs) < 2:
@@ -52,6 +67,22 @@ def paired_p_value(xs: list[float], ys: list[float], *, test: str = DEFAULT_TEST
 
         return float(wilcoxon(xs, ys).pvalue)
     return _approximate_randomisation(xs, ys, n_samples, seed)
+
+
+def unpaired_p_value(xs: list[float], ys: list[float], *, test: str = "mannwhitney") -> float | None:
+    """Two-sided p-value of the Wilcoxon rank-sum / Mann-Whitney U test of ``xs`` against ``ys``
+    (``scipy.stats.mannwhitneyu``: exact for small samples without ties, else the normal approximation
+    with tie and continuity corrections); 1.0 when every value is one and the same, None when either
+    side is empty."""
+    if test not in UNPAIRED_TESTS:
+        raise ValueError(f"unknown unpaired test {test!r}; use one of {', '.join(UNPAIRED_TESTS)}")
+    if not xs or not ys:
+        return None
+    if len(set(xs) | set(ys)) == 1:
+        return 1.0
+    from scipy.stats import mannwhitneyu  # lazy, as above
+
+    return float(mannwhitneyu(xs, ys, alternative="two-sided").pvalue)
 
 
 def _approximate_randomisation(xs: list[float], ys: list[float], n_samples: int, seed: int | None) -> float:
@@ -83,11 +114,12 @@ def rank_systems(units: UnitScores, *, scores: Mapping[str, float] | None = None
 
     Returns ``{"test", "test_name", "alpha", "higher_is_better", "method", "rows", "pairs"}``:
     ``rows`` best first (:func:`scoring.ranking.ranking_rows` plus ``score``, ``units`` and
-    ``kind``), ``pairs`` one per pair (``a``, ``b``, ``n`` paired units, ``mean_a``, ``mean_b``,
+    ``kind``), ``pairs`` one per pair (``a``, ``b``, ``n`` units tested: the paired units of a
+    paired test, all units of both sides for the unpaired one, ``mean_a``, ``mean_b`` over them,
     ``p_value``, ``significant``, ``better``: the better side by the system scores, or None on a tie).
     """
-    if test not in TESTS:
-        raise ValueError(f"unknown paired test {test!r}; use one of {', '.join(TESTS)}")
+    if test not in ALL_TESTS:
+        raise ValueError(f"unknown significance test {test!r}; use one of {', '.join(ALL_TESTS)}")
     if method not in CLUSTER_METHODS:
         raise ValueError(f"unknown cluster method {method!r}; use one of {CLUSTER_METHODS}")
     if not 0 < alpha < 1:
@@ -104,17 +136,22 @@ def rank_systems(units: UnitScores, *, scores: Mapping[str, float] | None = None
     pairs, beats = [], []
     for i, a in enumerate(order):
         for b in order[i + 1:]:
-            common = [u for u in units[a] if u in units[b]]
-            xs = [float(units[a][u]) for u in common]
-            ys = [float(units[b][u]) for u in common]
-            p = paired_p_value(xs, ys, test=test, n_samples=n_samples, seed=seed)
+            if test in UNPAIRED_TESTS:
+                xs = [float(v) for v in units[a].values()]
+                ys = [float(v) for v in units[b].values()]
+                p, n = unpaired_p_value(xs, ys, test=test), len(xs) + len(ys)
+            else:
+                common = [u for u in units[a] if u in units[b]]
+                xs = [float(units[a][u]) for u in common]
+                ys = [float(units[b][u]) for u in common]
+                p, n = paired_p_value(xs, ys, test=test, n_samples=n_samples, seed=seed), len(common)
             better = None
             if scores[a] != scores[b]:
                 better = a if (scores[a] > scores[b]) == higher_is_better else b
             significant = p is not None and p < alpha and better is not None
             if significant:
                 beats.append((better, b if better == a else a))
-            pairs.append({"a": a, "b": b, "n": len(common), "mean_a": fmean(xs) if xs else None,
+            pairs.append({"a": a, "b": b, "n": n, "mean_a": fmean(xs) if xs else None,
                           "mean_b": fmean(ys) if ys else None, "p_value": p, "significant": significant,
                           "better": better})
     rows = ranking_rows(order, beats, method=method)
@@ -122,5 +159,5 @@ def rank_systems(units: UnitScores, *, scores: Mapping[str, float] | None = None
         row["score"] = scores[row["system"]]
         row["units"] = len(units[row["system"]])
         row["kind"] = (kinds or {}).get(row["system"], "")
-    return {"test": test, "test_name": TESTS[test], "alpha": alpha, "higher_is_better": higher_is_better,
+    return {"test": test, "test_name": ALL_TESTS[test], "alpha": alpha, "higher_is_better": higher_is_better,
             "method": method, "rows": rows, "pairs": pairs}

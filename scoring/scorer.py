@@ -137,7 +137,7 @@ class Scorer:
         for key in order:
             stats = self._sacrebleu[key].collect(pending[key], tick)
             result.stats[key] = stats
-            result.scores[key] = self._sacrebleu[key].score_from_stats(stats)
+            result.scores[key] = self._sacrebleu[key].score_from_stats(stats, with_units=True)
 
     def document_scores(self, result: SystemScores) -> dict[str, list[float | None]]:
         """{metric: [its corpus score restricted to each document]} for the sacrebleu metrics of ``result``.

@@ -352,14 +352,18 @@ def _bleu_batch(metric) -> BatchScoreFn | None:
 
 
 def batch_score_fn_for(metric) -> BatchScoreFn | None:
-    """A vectorised, bit-identical copy of a sacrebleu metric's score function, where we have one."""
-    name = type(metric).__name__
-    if name == "CHRF":
-        return _chrf_batch(metric)
-    if name == "TER":
-        return _ter_batch(metric)
-    if name == "BLEU":
-        return _bleu_batch(metric)
+    """A vectorised, bit-identical copy of a sacrebleu metric's score function, where we have one.
+
+    A type check, so that subclasses (the compiled TER, ``CompiledTER``) take the fast path too,
+    as long as they keep sacrebleu's own score function (only their statistics may differ).
+    """
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    for cls, make in ((CHRF, _chrf_batch), (TER, _ter_batch), (BLEU, _bleu_batch)):
+        if isinstance(metric, cls):
+            if type(metric)._compute_score_from_stats is not cls._compute_score_from_stats:
+                return None
+            return make(metric)
     return None
 
 

@@ -32,7 +32,10 @@ KIND_TITLES = {"baseline": "baseline", "primary-constrained": "primary", "primar
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "–": "--", "⋆": r"$^\star$", "↑": r"$\uparrow$", "↓": r"$\downarrow$"}
+                  "–": "--", "—": "---", "⋆": r"$^\star$", "↑": r"$\uparrow$", "↓": r"$\downarrow$",
+                  # pdflatex without a Unicode set-up stops at these (a caption's "zh→en", a column's Σ)
+                  "→": r"$\rightarrow$", "←": r"$\leftarrow$", "Σ": r"$\Sigma$", "−": "$-$", "×": r"$\times$",
+                  "·": r"$\cdot$", "±": r"$\pm$", "ρ": r"$\rho$", "τ": r"$\tau$", "²": r"\textsuperscript{2}"}
 
 
 def latex_escape(text: str) -> str:

@@ -14,8 +14,8 @@ import pytest
 
 from tests.support import DEMO
 
-pytest_plugins = ["tests.support.databases", "tests.support.fuzzing", "tests.support.browser"]
-
+pytest_plugins = ["tests.support.databases", "tests.support.backends", "tests.support.fuzzing",
+                  "tests.support.browser"]
 
 
 @pytest.fixture

@@ -4,9 +4,13 @@ The import graph is built from the source (the AST), not by importing anything:
 
 * an edge A -> B for every ``import B`` / ``from B import x`` in A, where B is one of the
   modules checked here (``from pkg import sub`` is an edge to the submodule ``pkg.sub``);
-* importing ``a.b.c`` is an edge to ``a.b.c`` only, not to the packages ``a`` and ``a.b``
-  whose ``__init__`` Python also runs (otherwise every module would be in a cycle with its
-  package's ``__init__``);
+* importing ``a.b.c`` is an edge to ``a.b.c`` and also to the ``__init__`` of the packages ``a``
+  and ``a.b``, which Python runs first, except of the packages that hold the importing module
+  itself: Python has already started those (otherwise every module would be in a cycle with its
+  own package's ``__init__``). Such an edge goes to a node ``a.b.__init__`` that has only the
+  module-level imports of ``a.b``'s ``__init__`` (running it runs those, not its functions, e.g.
+  a lazy ``__getattr__``). A package ``__init__`` that imports a high module therefore puts that
+  module in front of everyone who imports one of the package's low modules;
 * imports under ``if TYPE_CHECKING:`` are left out: they never run;
 * ``from pkg import name`` where ``name`` is a compiled extension of ``pkg`` (``scoring.metrics._ter``)
   imports that extension, not ``pkg``;
@@ -131,9 +135,31 @@ def import_graph(modules: dict[str, Path] | None = None) -> dict[str, dict[str, 
                     target = _known(base, modules)
                     targets.append(None if target and _blueprint_idiom(module, target, names) else target)
             for target in targets:
-                if target is not None and target != module:
-                    graph[module].setdefault(target, []).append((top, node.lineno))
+                if target is None:
+                    continue
+                for reached in (target, *(INIT.format(p) for p in _packages_started(module, target, modules))):
+                    if reached != module:
+                        graph[module].setdefault(reached, []).append((top, node.lineno))
+    for init in {b for out in graph.values() for b in out} - set(graph):   # the `pkg.__init__` nodes
+        graph[init] = {b: [s for s in sites if s[0]] for b, sites in graph[init.removesuffix(".__init__")].items()
+                       if any(top for top, _ in sites)}
     return graph
+
+
+#: the node of a package's ``__init__`` run on the way to one of its submodules
+INIT = "{}.__init__"
+
+
+def _packages_started(module: str, target: str, modules: dict[str, Path]) -> list[str]:
+    """The packages whose ``__init__`` runs when ``module`` imports ``target``: those above
+    ``target`` that do not hold ``module`` (Python started those before ``module`` itself)."""
+    parts = target.split(".")
+    out = []
+    for n in range(1, len(parts)):
+        package = ".".join(parts[:n])
+        if package in modules and not (module == package or module.startswith(package + ".")):
+            out.append(package)
+    return out
 
 
 def edges(graph, module_level_only: bool) -> dict[str, set[str]]:
@@ -229,9 +255,9 @@ def graph():
 
 def test_the_graph_sees_the_packages(graph):
     """A guard against a vacuous pass: the modules and some known edges are there."""
-    assert {"enface", "enface.services.submissions", "enface.jobs.queue", "enface.commands", "scoring",
+    assert {"enface", "enface.services.submissions", "enface.job_queue", "enface.commands", "scoring",
             "mqm"} <= set(graph)
-    assert "enface.jobs.queue" in graph["enface.services.submissions"]
+    assert "enface.job_queue" in graph["enface.services.submissions"]
     assert "enface.commands.campaigns" in graph["enface.commands"]
 
 
@@ -258,9 +284,36 @@ def test_the_checker_finds_a_cycle(tmp_path):
     assert "line 2 (in a function)" in describe(["pkg.a", "pkg.b", "pkg.a"], g)
 
 
+def test_the_checker_counts_imports_through_a_package_init(tmp_path):
+    """``import pkg.sub.low`` runs ``pkg/sub/__init__``: when that imports a module that imports
+    back, it is a cycle; a lazy import in a function of that ``__init__`` is not run by it."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "lazy").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import high\n")
+    (pkg / "sub" / "low.py").write_text("")
+    (pkg / "sub" / "high.py").write_text("def f():\n    from pkg import service\n")
+    (pkg / "service.py").write_text("from pkg.sub import low\nfrom pkg.lazy import models\n")
+    (pkg / "lazy" / "__init__.py").write_text("def __getattr__(name):\n    from . import views\n")
+    (pkg / "lazy" / "models.py").write_text("")
+    (pkg / "lazy" / "views.py").write_text("from pkg import service\n")
+    names = ["", "sub", "sub.low", "sub.high", "service", "lazy", "lazy.models", "lazy.views"]
+    modules = {".".join(["pkg", n] if n else ["pkg"]): (pkg / n.replace(".", "/")).with_suffix(".py")
+               for n in names}
+    modules["pkg"], modules["pkg.sub"], modules["pkg.lazy"] = (pkg / "__init__.py", pkg / "sub" / "__init__.py",
+                                                               pkg / "lazy" / "__init__.py")
+    g = import_graph(modules)
+    assert "pkg.sub.__init__" in g["pkg.service"] and "pkg.sub.low" in g["pkg.service"]
+    assert "pkg.__init__" not in g["pkg.service"]   # Python started pkg before pkg.service
+    assert cycles(edges(g, module_level_only=True)) == []
+    assert cycles(edges(g, module_level_only=False)) == [
+        ["pkg.service", "pkg.sub.__init__", "pkg.sub.high", "pkg.service"]]
+
+
 def test_the_queue_and_the_command_modules_stay_below_what_uses_them(graph):
     """The job queue imports no service (the services import it); command modules never import the root group."""
-    assert not [m for m in graph["enface.jobs.queue"] if m.startswith(("enface.services", "enface.jobs.tasks"))]
+    assert not [m for m in graph["enface.job_queue"] if m.startswith(("enface.services", "enface.jobs.tasks"))]
     for module, imported in graph.items():
         if module.startswith("enface.commands.") and module != "enface.commands.__main__":
             assert "enface.commands" not in imported, f"{module} imports enface.commands (the root group)"

@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .client import CallRecord, ChatClient, EndpointError
-from .parse import MalformedAnswer, parse_scores, parse_verdict
+from .ask import AskFailed, ask
+from .client import CallRecord, ChatClient
+from .parse import parse_scores, parse_verdict
 from .prompts import Prompts, render_examples, render_memory, render_rubric
 
 MODES = ("single", "debate")
@@ -114,26 +115,12 @@ class Judge:
     def _ask(self, result: ItemResult, role: str, round_no: int, prompt: str,
              parse: Callable[[str | None], dict[str, Any]]) -> dict[str, Any]:
         """One question with at most one corrective retry; a failure ends the item (ItemFailed)."""
-        messages = [{"role": "user", "content": prompt}]
-        for correction in (False, True):
-            record = CallRecord(role=role, round=round_no, messages=list(messages), correction=correction)
-            result.calls.append(record)
-            try:
-                self.client.complete(record)
-            except EndpointError as exc:
-                result.error = f"{role}, round {round_no}: {exc}"
-                raise ItemFailed from None
-            try:
-                return parse(record.answer)
-            except MalformedAnswer as exc:
-                problem = str(exc)
-                if correction:
-                    result.error = f"{role}, round {round_no}: malformed answer after a corrective retry: {problem}"
-                    result.raw = record.answer
-                    raise ItemFailed from None
-                messages += [{"role": "assistant", "content": record.answer or ""},
-                             {"role": "user", "content": self.prompts.render("correction", problem=problem)}]
-        raise AssertionError("unreachable")
+        try:
+            return ask(self.client, prompt, parse, calls=result.calls, role=role, round_no=round_no,
+                       correction=lambda problem: self.prompts.render("correction", problem=problem))
+        except AskFailed as exc:
+            result.error, result.raw = exc.message, exc.raw
+            raise ItemFailed from None
 
     def score(self, item: Mapping[str, Any], dimension: Mapping[str, Any]) -> ItemResult:
         """Score one item (``id``, ``source``, ``translation``, ``requirement``, optional ``reference``,

@@ -1,7 +1,9 @@
 """A script for the scripted endpoint that plays plausible debates over given items (``enface demo``).
 
-No model is involved: each item's scores are derived from a hash of its text,
-so a demo run is repeatable. A third of the items have debaters who agree at
+No model is involved. An item may carry the scores to reach (``"answer": {"sp", "g_1", "g_2",
+"reason"}``, the demo's hand-written answer key, data/demo/phenomena/judge-answers.tsv: the
+correct idiom scores high, the mistranslation a requirement names scores low); without one its
+scores are derived from a hash of its text. Either way a demo run is repeatable. A third of the items have debaters who agree at
 once, a third converge in round 2 and a third in round 3 (Debater B starts
 lower and is persuaded), so the demo shows every path of a debate.
 """
@@ -35,24 +37,27 @@ def demo_script(items: Sequence[Mapping[str, Any]], api_key: str | None = None,
     rules = []
     for item in items:
         seed = int(hashlib.sha256(f"{item['translation']}\n{item['requirement']}".encode()).hexdigest()[:8], 16)
-        final = _scores(seed)
+        key = item.get("answer")
+        final = {k: int(key[k]) for k in ("sp", "g_1", "g_2")} if key else _scores(seed)
         converge = 1 + seed % 3   # the round in which the debaters agree
         # Debater B starts one step harsher, or (on an item scored 0/0/0) one step kinder
         early = _lower(final) if _lower(final) != final else {"sp": 1, "g_1": 1, "g_2": 1}
         what = item.get("requirement", "the phenomenon")
-        a = [_answer(final, f"Round {r}: the rendering of {what!r} earns these scores.") for r in (1, 2, 3)]
+        reason = (key or {}).get("reason") or f"the rendering of {what!r} earns these scores."
+        a = [_answer(final, f"Round {r}: {reason}") for r in (1, 2, 3)]
         b = [_answer(early if r < converge else final,
                      f"Round {r}: " + ("I judge it harsher: the phenomenon is only partly rendered."
                                        if r < converge else "Debater A's argument convinces me; I agree."))
              for r in (1, 2, 3)]
         verdicts = [{"json": {"judge": "no" if r < converge else "yes", "judge_reasons":
-                              "The debaters still differ." if r < converge else "The debaters agree.", **final}}
+                              "The debaters still differ." if r < converge else f"The debaters agree: {reason}",
+                              **final}}
                     for r in (1, 2, 3)]
         match = [item["translation"], item["requirement"]]
         rules += [{"prefix": "You are Debater A", "match": match, "replies": a},
                   {"prefix": "You are Debater B", "match": match, "replies": b},
                   {"prefix": "You are the judge", "match": match, "replies": verdicts},
-                  {"prefix": "", "match": match, "replies": [_answer(final, f"Scored {what!r}.")]}]
+                  {"prefix": "", "match": match, "replies": [_answer(final, reason)]}]
     script: dict[str, Any] = {"latency": latency, "rules": rules,
                               "default": {"json": {"sp": 1, "g_1": 1, "g_2": 1, "thoughts": "demo default"}}}
     if api_key:

@@ -1,6 +1,6 @@
 """Reading a model's answer as the JSON object the prompt asked for, the way real models write it.
 
-Models wrap JSON in ```json fences, put prose before and after it, leave
+Models wrap JSON in Markdown code fences (three backticks and ``json``), put prose before and after it, leave
 trailing commas, quote numbers ("2") and sometimes answer with text that only
 looks like JSON. :func:`parse_answer` finds the object, repairs what can be
 repaired without guessing, and checks the fields; anything else raises

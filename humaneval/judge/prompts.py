@@ -47,6 +47,21 @@ class Prompts:
         return self.templates[name].substitute({k: "" if v is None else str(v) for k, v in values.items()})
 
 
+def load_template(path: Path, allowed: frozenset[str]) -> Template:
+    """One template file, checked: readable UTF-8, every ``$`` a placeholder, every placeholder allowed."""
+    try:
+        template = Template(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptError(f"{path}: cannot read the template: {exc}") from None
+    if not template.is_valid():
+        raise PromptError(f"{path}: a '$' that is not a placeholder (write $$ for a dollar sign)")
+    unknown = sorted(set(template.get_identifiers()) - allowed)
+    if unknown:
+        raise PromptError(f"{path}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; "
+                          f"this template may use {', '.join('$' + a for a in sorted(allowed))}")
+    return template
+
+
 def load_prompts(folder: str | Path | None = None) -> Prompts:
     """The default templates, each replaced by ``folder/<name>.txt`` where that file exists."""
     templates: dict[str, Template] = {}
@@ -56,17 +71,7 @@ def load_prompts(folder: str | Path | None = None) -> Prompts:
         path = DEFAULT_DIR / f"{name}.txt"
         if folder is not None and (Path(folder) / f"{name}.txt").is_file():
             path = Path(folder) / f"{name}.txt"
-        try:
-            template = Template(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PromptError(f"{path}: cannot read the template: {exc}") from None
-        if not template.is_valid():
-            raise PromptError(f"{path}: a '$' that is not a placeholder (write $$ for a dollar sign)")
-        unknown = sorted(set(template.get_identifiers()) - allowed)
-        if unknown:
-            raise PromptError(f"{path}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; "
-                              f"this template may use {', '.join('$' + a for a in sorted(allowed))}")
-        templates[name] = template
+        templates[name] = load_template(path, allowed)
     examples: dict[str, list] = {}
     if folder is not None and (Path(folder) / EXAMPLES_FILE).is_file():
         try:

@@ -4,8 +4,9 @@ For each criterion (sp, g_1, g_2, and Σ = their sum) over the items two or more
 
 * ``simple_agreement``: the share of identical scores;
 * ``kappa``, ``kappa_linear``, ``kappa_quadratic``: Cohen's κ, unweighted and linear/quadratic
-  weighted on the category ranks (scikit-learn's ``cohen_kappa_score``, with the rubric's scale as
-  the labels, so an unused score still counts as a category);
+  weighted (the library's one definition, :func:`humaneval.agreement.cohen_kappa`: weights on the
+  category values, as irrCAC's; on the rubric's equally spaced scale the same as scikit-learn's
+  rank weights), with the rubric's scale as the categories, so an unused score still counts;
 * ``icc``: ICC(3,1), two-way mixed, consistency, single rater (as pingouin's ``intraclass_corr``
   ICC3, which the tests compare with), over the items every rater scored.
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from .model import CRITERION_KEYS
 
-KAPPA_WEIGHTS = {"identity": None, "linear": "linear", "quadratic": "quadratic"}
+KAPPA_WEIGHTS = ("identity", "linear", "quadratic", "ordinal")
 AGREEMENT_CRITERIA = (*CRITERION_KEYS, "sigma")
 
 
@@ -33,21 +34,14 @@ def _finite(value: float) -> float | None:
 
 def kappa(a: Sequence[Any], b: Sequence[Any], weights: str = "identity",
           labels: Sequence[Any] | None = None) -> float | None:
-    """Cohen's κ of two raters' paired scores (scikit-learn); None when undefined."""
-    import warnings
-
-    # (scikit-learn is heavy: imported only when a κ is computed)
-    from sklearn.metrics import cohen_kappa_score
+    """Cohen's κ of two raters' paired scores (:func:`humaneval.agreement.cohen_kappa`); None when undefined."""
+    from ..agreement import cohen_kappa
 
     if weights not in KAPPA_WEIGHTS:
         raise ValueError(f"weights must be one of {', '.join(KAPPA_WEIGHTS)}, not {weights!r}")
     if len(a) != len(b) or not a:
         raise ValueError("kappa needs two equally long, non-empty lists of scores")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # 0/0 when chance agreement is 1: reported as None
-        value = cohen_kappa_score(list(a), list(b), weights=KAPPA_WEIGHTS[weights],
-                                  labels=list(labels) if labels is not None else None)
-    return _finite(value)
+    return _finite(cohen_kappa(list(a), list(b), weights, list(labels) if labels is not None else None))
 
 
 def icc3(table: Mapping[Hashable, Mapping[Hashable, float]]) -> tuple[float | None, list[Hashable]]:

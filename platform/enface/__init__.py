@@ -15,8 +15,6 @@ from werkzeug.routing import IntegerConverter
 from .config import Config
 from .safejson import SafeJSONProvider
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-
 __all__ = ["create_app", "Config"]
 
 
@@ -29,7 +27,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
         cfg = config.from_env()
     else:
         cfg = Config.from_env(**(config or {}))
-    app = Flask(__name__, template_folder=str(TEMPLATES), static_folder="static")
+    from .resources import templates_dir
+
+    app = Flask(__name__, template_folder=str(templates_dir()), static_folder="static")
     app.json = SafeJSONProvider(app)   # request.get_json(): a 400, never a 500, for too deep or unencodable JSON
     app.url_map.converters["int"] = DatabaseId   # /submissions/99999999999999999999 is a 404, not a 500
     app.config.from_mapping(cfg.finalize())
@@ -87,6 +87,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
     from .browse import bp as browse_bp
 
     app.register_blueprint(browse_bp, url_prefix="/browse")   # the output browser and the data release
+    from .shortcuts import bp as shortcuts_bp
+
+    app.register_blueprint(shortcuts_bp)   # /login, /leaderboards, ...: redirects to the pages they mean
     from . import protocols
     from .campaigns.services import attach_to_leaderboard
     from .services import leaderboard
@@ -100,6 +103,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     _register_errors(app)
     _register_template_helpers(app)
+    from .ops import logs
+
+    logs.init_app(app)   # X-Request-ID on every response; JSON lines with ENFACE_LOG_FORMAT=json
 
     @app.after_request
     def _security_headers(response):
@@ -120,6 +126,7 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz():
+        """For a load balancer: one ``SELECT 1`` (no session, no user, no other query); 503 when it fails."""
         from sqlalchemy import text
 
         db.session.execute(text("SELECT 1"))

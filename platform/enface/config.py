@@ -28,6 +28,7 @@ ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behi
 ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
 ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
 ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
 ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
 ENFACE_JUDGE_KEY_ENVS      unset (none): the worker's environment variables an LLM judge may name as its API key,
                            comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
@@ -174,6 +175,7 @@ class Config:
     PASSWORD_HASH_METHOD = "scrypt"
     JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
     JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
+    LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
@@ -206,6 +208,9 @@ class Config:
         cfg.JUDGE_KEY_ENVS = tuple(n for n in re.split(r"[\s,]+", env.get("ENFACE_JUDGE_KEY_ENVS", "")) if n)
         root = env.get("ENFACE_JUDGE_PROMPTS_ROOT", "").strip()
         cfg.JUDGE_PROMPTS_ROOT = Path(root) if root else None
+        cfg.LOG_FORMAT = (env.get("ENFACE_LOG_FORMAT") or cls.LOG_FORMAT).strip().lower()
+        if cfg.LOG_FORMAT not in ("text", "json"):
+            raise SystemExit(f"ENFACE_LOG_FORMAT={cfg.LOG_FORMAT!r}: expected text or json")
         for key, value in overrides.items():
             setattr(cfg, key, value)
         return cfg

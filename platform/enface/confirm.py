@@ -1,7 +1,8 @@
 """A second step before an action that is hard to take back (withdraw, make primary, start, release).
 
 The button posts to the action; without ``confirmed=yes`` the view answers with a page that says
-what will happen and posts again with it. No JavaScript is needed, and scripts use the API (which
+what will happen and posts again with it. The action's URL answers a GET with that page too (a
+reload of the confirmation page, a bookmark), never with a 405. No JavaScript is needed, and scripts use the API (which
 has no confirmation step) rather than these forms.
 """
 
@@ -11,8 +12,9 @@ from flask import render_template, request
 
 
 def confirmed() -> bool:
-    """Whether this POST carries the confirmation from the page that ``ask`` renders."""
-    return request.form.get("confirmed") == "yes"
+    """Whether this POST carries the confirmation from the page that ``ask`` renders. A GET never does:
+    reloading (or opening) a confirmation page's URL shows the confirmation again, and acts on nothing."""
+    return request.method == "POST" and request.form.get("confirmed") == "yes"
 
 
 def ask(*, title: str, message: str, button: str, cancel: str, danger: bool = False,

@@ -55,6 +55,15 @@ class Database:
     command or a job), closed when the context ends.
     """
 
+    def __init__(self) -> None:
+        self._after_write: list = []
+
+    def after_write(self, hook):
+        """Register ``hook(session)``, called after every :meth:`write` transaction commits (not after a
+        rollback): it starts what the committed change calls for, e.g. a job, which must see the change."""
+        self._after_write.append(hook)
+        return hook
+
     def init_app(self, app: Flask) -> None:
         engine = make_engine(app.config["SQLALCHEMY_DATABASE_URI"], app.config.get("SQLALCHEMY_ECHO", False))
         app.extensions["enface_db"] = (engine, sessionmaker(bind=engine, expire_on_commit=False))
@@ -95,6 +104,8 @@ class Database:
         except BaseException:
             session.rollback()
             raise
+        for hook in self._after_write:
+            hook(session)
 
 
 def begin_write(session: Session) -> None:

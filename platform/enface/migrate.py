@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from alembic import command
 from alembic.config import Config as AlembicConfig
 
-ROOT = Path(__file__).resolve().parents[2]
-MIGRATIONS = ROOT / "migrations"
+from .resources import migrations_dir
 
 
 def alembic_config(url: str | None = None, connection=None) -> AlembicConfig:
-    cfg = AlembicConfig(str(ROOT / "alembic.ini")) if (ROOT / "alembic.ini").is_file() else AlembicConfig()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    """The migrations shipped in the package (no alembic.ini: env.py takes the URL from here or the environment)."""
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(migrations_dir()))
     if url:
         cfg.attributes["url"] = url
     if connection is not None:

@@ -2,6 +2,10 @@
 
 * :mod:`.human`: reading HUMAN files (MQM, rubric results, reader-study exports); :mod:`.metric_files`:
   METRICS files; :mod:`.files`: reading files with errors that name them;
+* :mod:`.mtme`: mt-metrics-eval's data layout (read a root, write score files);
+  :mod:`.toolkit`: the toolkit's statistics (pairwise accuracy, soft pairwise accuracy,
+  groupings, acc_eq, Kendall variants, Kendall-like); :mod:`.permutation`: its permutation
+  tests between metrics and the clusters; :mod:`.mtme_eval`: ``python -m scoring meta --mtme``;
 * :mod:`.system`: system-level Pearson, Spearman (rho² x 100), Kendall (tau-b by default), pairwise
   accuracy, bootstrap intervals over systems, rank flips;
 * :mod:`.item`: segment/item-level correlations (DITING's MetricAlign: item-level Spearman);
@@ -19,7 +23,7 @@ from .files import system_name
 from .human import HumanSource, human_from_obj, human_kind, read_human
 from .item import item_level
 from .metric_files import MetricScores, metrics_from_obj, read_metrics
-from .stats import KENDALL_VARIANTS, bootstrap_ci, orient, pairwise_accuracy
+from .stats import KENDALL_VARIANTS, bootstrap_ci, orient, pairwise_accuracy_untied
 from .svg import scatter_svg
 from .system import MIN_SYSTEMS, rank_flips, system_level
 from .text import format_text
@@ -27,5 +31,5 @@ from .text import format_text
 __all__ = ["KENDALL_VARIANTS", "MIN_SYSTEMS", "ChunkJudgement", "HumanSource", "MetaInputError", "MetricScores",
            "bootstrap_ci", "chunk_level", "chunk_scores_from_segments", "evaluate_source", "format_text",
            "human_from_obj", "human_kind", "item_level", "meta_evaluate", "meta_from_files", "metrics_from_obj",
-           "orient", "pairwise_accuracy", "rank_flips", "read_human", "read_metrics", "scatter_svg",
+           "orient", "pairwise_accuracy_untied", "rank_flips", "read_human", "read_metrics", "scatter_svg",
            "system_level", "system_name"]

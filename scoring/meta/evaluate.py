@@ -6,11 +6,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from . import clusters as cl
 from .chunks import chunk_level, chunk_scores_from_segments
 from .errors import MetaInputError
 from .human import HumanSource, read_human
 from .item import item_level
 from .metric_files import MetricScores, document_scores, read_metrics
+from .permutation import PermutationParams
 from .stats import DEFAULT_BOOT, DEFAULT_CONFIDENCE, DEFAULT_SEED
 from .system import MIN_SYSTEMS, PAIRWISE_TIES, system_level
 
@@ -26,8 +28,13 @@ def _metric_items(ms: MetricScores, unit: str) -> dict[str, dict]:
 
 def evaluate_source(source: HumanSource, metrics: Mapping[str, MetricScores], *, n_boot: int = DEFAULT_BOOT,
                     seed: int | None = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                    kendall_variant: str = "b") -> dict[str, Any]:
-    """System-, item- and chunk-level results of every metric against one human source."""
+                    kendall_variant: str = "b", cluster_permutations: int = 1000) -> dict[str, Any]:
+    """System-, item- and chunk-level results of every metric against one human source.
+
+    Beside the correlations: each metric's soft pairwise accuracy (system level, from segment
+    scores) and acc_eq (segment level), and ``clusters``: the metrics ranked into significance
+    clusters by the toolkit's permutation tests (``cluster_permutations`` draws; 0: none).
+    """
     boot = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
     out: dict[str, Any] = {**source.describe(), "metrics": {}, "skipped": {}, "unmatched": {}}
     metric_systems = sorted({s for ms in metrics.values() for s in ms.scores})
@@ -42,6 +49,7 @@ def evaluate_source(source: HumanSource, metrics: Mapping[str, MetricScores], *,
         out["metrics"][key] = {"name": ms.name, **system_level(
             source.systems, ms.scores, human_higher_is_better=source.higher_is_better,
             metric_higher_is_better=ms.higher_is_better, kendall_variant=kendall_variant, **boot)}
+        out["metrics"][key]["soft_pairwise_accuracy"] = cl.soft_pairwise_accuracy(source, ms, common)
     items: dict[str, Any] = {"available": False, "unit": source.item_unit, "metrics": {}}
     if source.items:
         for key, ms in metrics.items():
@@ -53,6 +61,8 @@ def evaluate_source(source: HumanSource, metrics: Mapping[str, MetricScores], *,
                              human_higher_is_better=source.higher_is_better,
                              metric_higher_is_better=ms.higher_is_better, kendall_variant=kendall_variant, **boot)
             items["metrics"][key] = {"name": ms.name, **res}
+            if res["available"]:
+                items["metrics"][key]["acc_eq"] = cl.acc_eq(source, ms, list(source.items))
         items["available"] = any(r["available"] for r in items["metrics"].values())
     if not items["available"]:
         items["reason"] = ITEMS_NOT_GIVEN
@@ -67,6 +77,9 @@ def evaluate_source(source: HumanSource, metrics: Mapping[str, MetricScores], *,
         chunks["available"] = any(r["available"] for r in chunks["metrics"].values())
         chunks["versions"] = list(dict.fromkeys(v for j in source.chunks for v in j.versions))
     out["chunk_level"] = chunks
+    if cluster_permutations and len(out["metrics"]) >= 2:
+        out["clusters"] = cl.source_clusters(source, {k: metrics[k] for k in out["metrics"]},
+                                             PermutationParams(k=cluster_permutations, seed=seed or 0))
     return out
 
 

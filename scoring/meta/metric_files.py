@@ -1,5 +1,6 @@
-"""Reading METRICS files: ``python -m scoring score ... --json`` (``{"systems": [{"name", "scores":
-{metric: {"score", "higher_is_better", "name"}}}]}``); with ``--segments`` each score
+"""Reading METRICS files, the output of ``python -m scoring score --json``.
+
+The shape is ``{"systems": [{"name", "scores": {metric: {"score", "higher_is_better", "name"}}}]}``; with ``--segments`` each score
 also has ``segments`` (one value per segment) and the file ``segment_keys`` ([document,
 position] per segment). A scored submission's name is the final path component without
 extension (``data/demo/systems/strong-mt`` -> ``strong-mt``).

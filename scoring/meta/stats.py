@@ -75,8 +75,12 @@ def p_value(name: str, h: np.ndarray, m: np.ndarray, variant: str = "b") -> floa
     return float(p) if math.isfinite(p) else None
 
 
-def pairwise_accuracy(human: Sequence[float], metric: Sequence[float]) -> tuple[float, int]:
-    """(accuracy, pairs counted) on oriented scores. Human ties are left out; metric ties count as wrong."""
+def pairwise_accuracy_untied(human: Sequence[float], metric: Sequence[float]) -> tuple[float, int]:
+    """(accuracy, pairs counted) on oriented scores. Human ties are left out; metric ties count as wrong.
+
+    Enface's first definition, kept under its own name; ``pairwise_accuracy`` is the toolkit's
+    (:func:`.toolkit.pairwise_accuracy`: every pair counts, a tie agrees only with a tie).
+    """
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metric, dtype=np.float64)
     agree = counted = 0
@@ -89,8 +93,14 @@ def pairwise_accuracy(human: Sequence[float], metric: Sequence[float]) -> tuple[
     return (agree / counted if counted else math.nan), counted
 
 
+def accuracy_untied_stat(h: np.ndarray, m: np.ndarray) -> float:
+    return pairwise_accuracy_untied(h, m)[0]
+
+
 def accuracy_stat(h: np.ndarray, m: np.ndarray) -> float:
-    return pairwise_accuracy(h, m)[0]
+    """The toolkit's pairwise accuracy: every pair counts; a pair agrees when both differences have the same sign."""
+    i, j = np.triu_indices(len(h), 1)
+    return float(np.mean(np.sign(h[i] - h[j]) == np.sign(m[i] - m[j]))) if len(i) else math.nan
 
 
 def bootstrap_ci(stat: Stat, h: np.ndarray, m: np.ndarray, *, n_boot: int = DEFAULT_BOOT,
@@ -173,7 +183,13 @@ def kendall_rows(variant: str, H: np.ndarray, M: np.ndarray) -> np.ndarray:
     return tau
 
 
-def pairwise_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+def agreement_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """The toolkit's pairwise accuracy on every row at once."""
+    dh, dm = _pair_signs(H, M)
+    return (dh == dm).sum(axis=1) / dh.shape[1]
+
+
+def pairwise_untied_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
     dh, dm = _pair_signs(H, M)
     counted = np.count_nonzero(dh, axis=1)
     agree = ((dm == dh) & (dh != 0)).sum(axis=1)
@@ -183,8 +199,10 @@ def pairwise_rows(H: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 pearson.rows = pearson_rows                    # type: ignore[attr-defined]
 spearman.rows = spearman_rows                  # type: ignore[attr-defined]
-accuracy_stat.rows = pairwise_rows             # type: ignore[attr-defined]
-accuracy_stat.pairs = True                     # type: ignore[attr-defined]
+accuracy_untied_stat.rows = pairwise_untied_rows    # type: ignore[attr-defined]
+accuracy_untied_stat.pairs = True                    # type: ignore[attr-defined]
+accuracy_stat.rows = agreement_rows                  # type: ignore[attr-defined]
+accuracy_stat.pairs = True                           # type: ignore[attr-defined]
 
 
 def clean(v: float | None) -> float | None:

@@ -6,8 +6,10 @@
 * ``kendall``: Kendall's tau, **tau-b** by default (``scipy.stats.kendalltau(variant="b")``,
   adjusted for ties on either side), tau-c on request; the variant is in the output;
 * ``pairwise_accuracy``: the share of system pairs the metric orders as the humans do
-  (Kocmi et al. 2021); pairs the humans tie are left out, a pair the humans order but the
-  metric ties counts as not agreeing; ``n_pairs`` pairs counted;
+  (Kocmi et al. 2021) in mt-metrics-eval's definition: every pair counts, and a pair agrees
+  when the signs of both differences are equal (a tie agrees only with a tie);
+* ``pairwise_accuracy_untied``: Enface's first variant: pairs the humans tie are left out, a
+  pair the humans order but the metric ties counts as not agreeing; ``n_pairs`` pairs counted;
 * each with a percentile bootstrap interval over systems (:func:`.stats.bootstrap_ci`);
 * ``rank_flips``: the systems whose rank differs, largest difference first, and the
   discordant pairs.
@@ -27,20 +29,22 @@ from .stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_SEED,
     accuracy_stat,
+    accuracy_untied_stat,
     correlations,
     kendall,
     orient,
-    pairwise_accuracy,
+    pairwise_accuracy_untied,
     ranks,
     with_interval,
 )
 
 MIN_SYSTEMS = 3
-PAIRWISE_TIES = "human ties left out; metric ties on human-ordered pairs count as wrong"
+PAIRWISE_TIES = ("pairwise_accuracy: mt-metrics-eval's (every pair counts; a tie agrees only with a tie); "
+                 "pairwise_accuracy_untied: human ties left out, metric ties on human-ordered pairs count as wrong")
 
 
 def rank_flips(systems: Sequence[str], human: Sequence[float], metric: Sequence[float]) -> dict[str, Any]:
-    """Systems ranked differently by the metric (largest |difference| first) and the discordant pairs.
+    """Systems ranked differently by the metric (largest absolute difference first) and the discordant pairs.
 
     ``human`` and ``metric`` are oriented (higher = better); ranks are 1 = best, ties share the average.
     """
@@ -74,7 +78,12 @@ def system_level(human: Mapping[str, float], metric: Mapping[str, float], *, hum
                            "points": [{"system": s, "human": float(human[s]), "metric": float(metric[s])}
                                       for s in systems]}
     out.update(correlations(h, m, kendall_variant=kendall_variant, n_boot=n_boot, seed=seed, confidence=confidence))
-    out["pairwise_accuracy"] = with_interval(accuracy_stat, h, m, n_boot=n_boot, seed=seed, confidence=confidence)
-    out["pairwise_accuracy"].update(n_pairs=pairwise_accuracy(h, m)[1], ties=PAIRWISE_TIES)
+    boot_kw = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
+    out["pairwise_accuracy"] = with_interval(accuracy_stat, h, m, **boot_kw)
+    out["pairwise_accuracy"].update(n_pairs=len(systems) * (len(systems) - 1) // 2,
+                                    ties="every pair counts; a tie agrees only with a tie (mt-metrics-eval)")
+    out["pairwise_accuracy_untied"] = with_interval(accuracy_untied_stat, h, m, **boot_kw)
+    out["pairwise_accuracy_untied"].update(n_pairs=pairwise_accuracy_untied(h, m)[1],
+                                           ties="human ties left out; metric ties on human-ordered pairs count as wrong")
     out["rank_flips"] = rank_flips(systems, list(h), list(m))
     return out

@@ -1,4 +1,4 @@
-"""The plain-text report of ``python -m scoring meta`` (without --json)."""
+"""The plain-text report that the meta-evaluation command prints (without its --json option)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ class Score:
     higher_is_better: bool = True
     reason: str | None = None
     segments: list[float] | None = None   # segment (or document, for d-BLEU) scores when the metric has them
+    segment_signature: str | None = None  # how those were computed, when it differs from ``signature``
     details: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -39,6 +40,7 @@ class Score:
         data["score"] = data.pop("value")
         if not with_segments:
             data.pop("segments")
+            data.pop("segment_signature")
         return data
 
     @classmethod

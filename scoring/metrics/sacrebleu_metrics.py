@@ -53,12 +53,14 @@ SACREBLEU_METRICS: Mapping[str, MetricSpec] = _SacrebleuSpecs()
 
 
 @lru_cache(maxsize=None)
-def make_metric(key: str, tgt_lang: str = ""):
+def make_metric(key: str, tgt_lang: str = "", sentence: bool = False):
     """A sacrebleu metric object configured exactly like ``sacrebleu -m bleu chrf ter``.
 
     BLEU takes the default tokenizer of the target language (13a for English,
     zh for Chinese, ...), as sacrebleu does when given ``-l src-tgt``; the code is
     normalised first (``zh-Hans`` → ``zh``: see scoring/languages.py).
+    ``sentence``: the metric of the segment scores, as ``sacrebleu --sentence-level``
+    configures it: BLEU with effective order (``eff:yes``); chrF and TER unchanged.
     """
     from sacrebleu.metrics import BLEU, CHRF, TER
 
@@ -67,7 +69,7 @@ def make_metric(key: str, tgt_lang: str = ""):
 
     spec = SACREBLEU_METRICS[key]
     if spec.factory == "BLEU":
-        return BLEU(trg_lang=bleu_language(tgt_lang))
+        return BLEU(trg_lang=bleu_language(tgt_lang), effective_order=sentence)
     if spec.factory == "CHRF":
         return CHRF()
     # sacrebleu's TER, its edit distance compiled (fast_ter.py), unless ENFACE_TER=sacrebleu or not built.
@@ -81,6 +83,14 @@ def signature(key: str, tgt_lang: str, num_refs: int) -> str:
     if SACREBLEU_METRICS[key].document_level:
         sig = "level:document|" + sig
     return sig
+
+
+def segment_signature(key: str, tgt_lang: str, num_refs: int) -> str:
+    """The signature of the per-unit scores: each is the sentence-level metric's ``sentence_score``."""
+    metric = make_metric(key, tgt_lang, sentence=True)
+    metric.num_refs = num_refs
+    unit = "document" if SACREBLEU_METRICS[key].document_level else "segment"
+    return f"level:{unit}|score:sentence_score|" + metric.get_signature().format()
 
 
 def join_document(segments: Sequence[str]) -> str:
@@ -396,7 +406,24 @@ class SacrebleuScorer:
             self._memo[i][hyps[i]] = stats[i]
         self._memo_size += len(todo)
 
-    def score_from_stats(self, stats: list) -> Score:
+    def unit_scores(self, stats: list) -> list[float]:
+        """Each unit's score, equal to sacrebleu's ``sentence_score`` of that unit against its references
+        (with the sentence-level settings of :func:`make_metric`), from the statistics already computed."""
+        import numpy as np
+
+        from ..significance import batch_score_fn_for
+
+        metric = make_metric(self.key, self.tgt_lang, sentence=True)
+        metric.num_refs = self.num_refs
+        batch = batch_score_fn_for(metric)
+        if batch is not None and stats:
+            values = batch(np.asarray(stats, dtype=np.float64))
+            if values is not None:
+                return values.tolist()
+        return [float(metric._compute_score_from_stats(list(st)).score) for st in stats]
+
+    def score_from_stats(self, stats: list, *, with_units: bool = False) -> Score:
+        """The corpus score; ``with_units``: also each unit's sentence score (``segments``, ``segment_signature``)."""
         metric = self.metric
         metric.num_refs = self.num_refs
         result = metric._aggregate_and_compute(stats)
@@ -408,7 +435,11 @@ class SacrebleuScorer:
             from .fast_ter import CompiledTER
             details = {"num_edits": result.num_edits, "ref_length": result.ref_length,
                        "backend": "compiled" if isinstance(metric, CompiledTER) else "sacrebleu"}
-        return Score(self.key, self.spec.display, float(result.score),
-                     signature=signature(self.key, self.tgt_lang, self.num_refs),
-                     versions=library_versions("sacrebleu"),
-                     higher_is_better=self.spec.higher_is_better, details=details)
+        score = Score(self.key, self.spec.display, float(result.score),
+                      signature=signature(self.key, self.tgt_lang, self.num_refs),
+                      versions=library_versions("sacrebleu"),
+                      higher_is_better=self.spec.higher_is_better, details=details)
+        if with_units:
+            score.segments = self.unit_scores(stats)
+            score.segment_signature = segment_signature(self.key, self.tgt_lang, self.num_refs)
+        return score

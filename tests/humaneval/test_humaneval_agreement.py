@@ -6,6 +6,7 @@ import random
 import pytest
 
 from humaneval import cohen_kappa, gwet, gwet_ac1, gwet_ac2, percent_agreement, rating_table, weight_matrix
+from tests.support.services import require_module
 
 # LAIT paper, Table 21: two readers' binary judgments (human or machine translation)
 # as printed: items, both said HT, both said MT, they differed, and Gwet's AC1.
@@ -178,9 +179,10 @@ def test_against_irrcac_live():
     pandas 3 it counts NaN as a category when it infers the categories, so they
     are always passed explicitly here.
     """
-    irr = pytest.importorskip("irrCAC.raw", reason="irrCAC not installed (pip install --no-deps irrCAC==0.4.4)")
-    np = pytest.importorskip("numpy")
-    pd = pytest.importorskip("pandas")
+    irr = require_module("irrCAC.raw", "irrCAC not installed (pip install --no-deps irrCAC==0.4.4)")
+    import numpy as np
+    import pandas as pd
+
     rng = np.random.default_rng(7)
     checked = 0
     for _ in range(150):
@@ -218,7 +220,8 @@ def test_against_irrcac_live():
 
 
 def test_dataframe_rows_are_items():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     rows = [[1, 2, None], [3, 3, 3], [2, None, 2]]
     frame = pd.DataFrame(rows, columns=["r1", "r2", "r3"])  # NaN where None was
     assert gwet(frame, "quadratic").value == gwet(rows, "quadratic").value

@@ -46,14 +46,42 @@ def test_kappa_default_identity_and_text_output(tmp_path):
     assert text.startswith("Cohen's kappa (linear weights) = ") and "5 items, 2 raters" in text
 
 
-def test_kappa_on_labels_ranks_them_as_scikit_learn(tmp_path):
+def test_kappa_on_labels_takes_the_order_of_categories(tmp_path):
     from sklearn.metrics import cohen_kappa_score
 
     a, b = ["low", "mid", "high", "mid"], ["low", "high", "high", "low"]
-    text = "item,rater,value\n" + "".join(f"{i},A,{x}\n{i},B,{y}\n" for i, (x, y) in enumerate(zip(a, b)))
-    got = json.loads(run("agreement", write(tmp_path, text), "--coefficient", "kappa", "--weights", "linear",
-                         "--json").stdout)
-    assert got["value"] == pytest.approx(cohen_kappa_score(a, b, weights="linear"))
+    path = write(tmp_path, "item,rater,value\n" + "".join(f"{i},A,{x}\n{i},B,{y}\n"
+                                                          for i, (x, y) in enumerate(zip(a, b))))
+    got = json.loads(run("agreement", path, "--coefficient", "kappa", "--weights", "linear",
+                         "--categories", "low,mid,high", "--json").stdout)
+    assert got["value"] == pytest.approx(cohen_kappa_score(a, b, weights="linear", labels=["low", "mid", "high"]))
+    # Without an order, weights on labels mean nothing: a clear error, not an alphabetical ranking.
+    out = run("agreement", path, "--coefficient", "kappa", "--weights", "linear", "--json")
+    assert out.returncode == 1 and "ordered list of categories" in out.stderr
+
+
+def test_kappa_one_definition_library_cli_and_irrcac(tmp_path):
+    """Unequally spaced numbers (1, 2, 5): weights on the values, the same in the library, the CLI,
+    the rubric tables and irrCAC (scikit-learn's rank weights differ here, which is why it is not the definition)."""
+    import numpy as np
+    import pandas as pd
+    from irrCAC.raw import CAC
+    from sklearn.metrics import cohen_kappa_score
+
+    from humaneval import cohen_kappa
+    from humaneval.rubric.agreement import kappa
+
+    a, b = [1, 2, 5, 5, 1, 2, 5, 1], [1, 5, 5, 2, 2, 2, 1, 1]
+    path = write(tmp_path, "item,rater,value\n" + "".join(f"{i},A,{x}\n{i},B,{y}\n"
+                                                          for i, (x, y) in enumerate(zip(a, b))))
+    for weights in ("linear", "quadratic", "ordinal"):
+        cli = json.loads(run("agreement", path, "--coefficient", "kappa", "--weights", weights, "--json").stdout)
+        frame = pd.DataFrame({"A": a, "B": b}, dtype=object)
+        ref = CAC(frame, weights=weights, categories=[1, 2, 5], digits=15).conger()["est"]["coefficient_value"]
+        assert cli["value"] == pytest.approx(cohen_kappa(a, b, weights), abs=1e-12)
+        assert kappa(a, b, weights) == pytest.approx(cohen_kappa(a, b, weights), abs=1e-12)
+        assert cohen_kappa(a, b, weights) == pytest.approx(ref, abs=1e-12)
+    assert not np.isclose(cohen_kappa(a, b, "linear"), cohen_kappa_score(a, b, weights="linear"))
 
 
 def test_kappa_refuses_other_than_two_raters(tmp_path):

@@ -44,6 +44,22 @@ def test_literary_severity_penalties():
     assert scheme.weight("Accuracy/Omission", "critical") == 25  # case-insensitive
 
 
+# The published weighting table (Freitag et al. 2021, Table 2), as mt-metrics-eval's converters/score_mqm.py
+# encodes it by default ("Major:5 Minor:1 Neutral:0 Major/Non-translation!:25 Minor/Fluency/Punctuation:0.1",
+# the most specific severity/category/subcategory match wins, case ignored, anything else 0).
+SCORE_MQM_DEFAULTS = [
+    ("Major", "Accuracy/Mistranslation", 5), ("Major", "Non-translation!", 25), ("Minor", "Non-translation!", 1),
+    ("Neutral", "Non-translation!", 0), ("Minor", "Fluency/Punctuation", 0.1), ("Major", "Fluency/Punctuation", 5),
+    ("Neutral", "Fluency/Punctuation", 0), ("minor", "fluency/punctuation", 0.1), ("Minor", "Other", 1),
+    ("Major", "Source issue", 5), ("Minor", "Style/Awkward", 1),
+]
+
+
+@pytest.mark.parametrize("severity, category, weight", SCORE_MQM_DEFAULTS)
+def test_google_weights_equal_mt_metrics_eval_score_mqm(severity, category, weight):
+    assert load_scheme("google-mqm").weight(category, severity) == weight
+
+
 def test_google_weights():
     scheme = load_scheme("google-mqm")
     assert not scheme.higher_is_better and scheme.scoring == "segment_sum"
@@ -52,7 +68,9 @@ def test_google_weights():
     assert scheme.weight("Fluency/Punctuation", "Minor") == 0.1
     assert scheme.weight("Fluency/Punctuation", "Major") == 5  # only Minor punctuation is discounted
     assert scheme.weight("Non-translation", "Major") == 25
-    assert scheme.weight("Non-translation!", "Minor") == 25  # Anthea writes "Non-translation!"
+    assert scheme.weight("Non-translation!", "Major") == 25  # Anthea writes "Non-translation!"
+    assert scheme.weight("Non-translation!", "Minor") == 1   # 25 is Major's only (published table)
+    assert scheme.weight("Non-translation", "Neutral") == 0
     assert scheme.weight("Style/Awkward", "Neutral") == 0
     assert scheme.weight("Source issue", "Major") == 5  # source errors weigh like any other error
     with pytest.raises(KeyError, match="Critical"):

@@ -41,3 +41,27 @@ def test_common_identical_compares_to_16_decimals():
     assert not common.identical({"bleu": 1.0, "chrf": 2.0, "ter": 3.0 + 1e-13}, [1.0, 2.0, 3.0])
     assert not common.identical({"bleu": 1.0, "chrf": 2.0, "ter": 3.0}, [1.0, 2.0])
 
+
+
+def test_bench_ter_fails_when_it_compared_nothing(tmp_path, monkeypatch, capsys):
+    """Without the real data there is no pair to compare: that is a failure, not a pass."""
+    bench = load_bench("ter")
+    from scoring.metrics import fast_ter
+
+    if fast_ter._ter is None:
+        pytest.skip("the compiled TER is not built (bench/ter.py exits 2 then)")
+    monkeypatch.setattr(sys, "argv", ["ter.py", "--data", str(tmp_path)])
+    assert bench.main() == 1
+    assert "nothing compared" in capsys.readouterr().err
+
+
+def test_bench_load_fails_when_it_compared_nothing():
+    bench = load_bench("load")
+    ran = {"Request Count": "900", "Failure Count": "0"}
+    assert bench.verdict(ran, acked=40, stored=41, distinct_marks=41, locust_status=0)
+    assert not bench.verdict({"Request Count": "0", "Failure Count": "0"}, 0, 0, 0, 0)   # no request
+    assert not bench.verdict(ran, acked=0, stored=0, distinct_marks=0, locust_status=0)   # no mark saved
+    assert not bench.verdict({"Request Count": "900", "Failure Count": "3"}, 40, 41, 41, 1)
+    assert not bench.verdict(ran, acked=40, stored=39, distinct_marks=39, locust_status=0)   # a save lost
+    assert not bench.verdict(ran, acked=40, stored=41, distinct_marks=40, locust_status=0)   # stored twice
+    assert not bench.verdict(ran, acked=40, stored=41, distinct_marks=41, locust_status=2)   # locust broke

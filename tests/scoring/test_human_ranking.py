@@ -67,7 +67,7 @@ def test_lower_is_better_and_given_system_scores():
 
 
 def test_bad_input_is_refused():
-    with pytest.raises(ValueError, match="unknown paired test"):
+    with pytest.raises(ValueError, match="unknown significance test"):
         rank_systems(_clear_world(), test="t-test")
     with pytest.raises(ValueError, match="no system score for B"):
         rank_systems({"A": {1: 1.0}, "B": {1: 2.0}}, scores={"A": 1.0})
@@ -75,3 +75,35 @@ def test_bad_input_is_refused():
         rank_systems(_clear_world(), alpha=1.5)
     with pytest.raises(ValueError, match="3 scores against 2"):
         paired_p_value([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_unpaired_rank_sum_needs_no_shared_units():
+    """Mann-Whitney compares all units of each side: systems scored on disjoint units are still ranked."""
+    from scipy.stats import mannwhitneyu
+
+    units = {"A": {("a", u): 80.0 + u for u in range(N)},        # no unit in common with B or C
+             "B": {("b", u): 60.0 + u for u in range(N)},
+             "C": {("c", u): 59.5 + u for u in range(N)}}
+    out = rank_systems(units, test="mannwhitney")
+    assert out["test_name"] == "unpaired Wilcoxon rank-sum (Mann–Whitney U) test"
+    assert [(r["system"], r["rank_range"], r["cluster"]) for r in out["rows"]] == [
+        ("A", "1", 1), ("B", "2–3", 2), ("C", "2–3", 2)]
+    ab = next(p for p in out["pairs"] if (p["a"], p["b"]) == ("A", "B"))
+    assert ab["n"] == 2 * N and ab["significant"]
+    assert ab["p_value"] == pytest.approx(mannwhitneyu(list(units["A"].values()), list(units["B"].values()),
+                                                       alternative="two-sided").pvalue)
+    # the paired tests find no shared unit, so nothing is significant and one cluster remains
+    assert {r["cluster"] for r in rank_systems(units, test="wilcoxon")["rows"]} == {1}
+
+
+def test_unpaired_p_value_known_answers():
+    from scoring.human_ranking import unpaired_p_value
+
+    # 4 against 4, no overlap: the exact two-sided p is 2 / C(8, 4) = 2 / 70
+    assert unpaired_p_value([5.0, 6.0, 7.0, 8.0], [1.0, 2.0, 3.0, 4.0]) == pytest.approx(2 / 70)
+    assert unpaired_p_value([3.0, 3.0], [3.0]) == 1.0
+    assert unpaired_p_value([], [1.0]) is None
+    with pytest.raises(ValueError, match="unknown unpaired test"):
+        unpaired_p_value([1.0], [2.0], test="wilcoxon")
+    with pytest.raises(ValueError, match="unknown paired test"):
+        paired_p_value([1.0, 2.0], [2.0, 3.0], test="mannwhitney")

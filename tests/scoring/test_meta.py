@@ -21,7 +21,7 @@ from scoring.meta import (
     item_level,
     meta_evaluate,
     metrics_from_obj,
-    pairwise_accuracy,
+    pairwise_accuracy_untied,
     rank_flips,
     system_level,
     system_name,
@@ -73,14 +73,14 @@ def test_bootstrap_interval_is_the_seeded_percentile_over_resampled_systems():
 
 
 def test_pairwise_accuracy_by_hand_and_its_tie_rule():
-    assert pairwise_accuracy([3, 2, 1], [30, 20, 10]) == (1.0, 3)
-    assert pairwise_accuracy([3, 2, 1], [10, 20, 30]) == (0.0, 3)
-    assert pairwise_accuracy([3, 2, 1], [30, 10, 20]) == (pytest.approx(2 / 3), 3)
+    assert pairwise_accuracy_untied([3, 2, 1], [30, 20, 10]) == (1.0, 3)
+    assert pairwise_accuracy_untied([3, 2, 1], [10, 20, 30]) == (0.0, 3)
+    assert pairwise_accuracy_untied([3, 2, 1], [30, 10, 20]) == (pytest.approx(2 / 3), 3)
     # human tie (a, b) is left out: 2 pairs counted
-    assert pairwise_accuracy([2, 2, 1], [5, 3, 1]) == (1.0, 2)
+    assert pairwise_accuracy_untied([2, 2, 1], [5, 3, 1]) == (1.0, 2)
     # metric tie on a pair the humans order counts as wrong
-    assert pairwise_accuracy([3, 2, 1], [5, 5, 1]) == (pytest.approx(2 / 3), 3)
-    acc, n = pairwise_accuracy([1, 1], [1, 2])
+    assert pairwise_accuracy_untied([3, 2, 1], [5, 5, 1]) == (pytest.approx(2 / 3), 3)
+    acc, n = pairwise_accuracy_untied([1, 1], [1, 2])
     assert math.isnan(acc) and n == 0
 
 

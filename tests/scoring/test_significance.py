@@ -218,6 +218,23 @@ def test_vectorised_scores_are_bit_identical_to_sacrebleu():
 # Behaviour
 
 
+def test_batch_score_fn_takes_subclasses_by_type():
+    """The compiled TER (a TER subclass) gets the vectorised score, a changed score function does not."""
+    from scoring.metrics.fast_ter import CompiledTER, _ter
+
+    class OddTER(TER):
+        def _compute_score_from_stats(self, stats):
+            return super()._compute_score_from_stats(stats)
+
+    stats = np.array([[3.0, 10.0], [0.0, 0.0], [2.0, 0.0]])
+    expected = np.array([TER()._compute_score_from_stats(row).score for row in stats])
+    if _ter is not None:
+        assert np.array_equal(batch_score_fn_for(CompiledTER())(stats), expected)
+    assert np.array_equal(batch_score_fn_for(TER())(stats), expected)
+    assert batch_score_fn_for(OddTER()) is None
+    assert batch_score_fn_for(object()) is None
+
+
 def test_seeded_and_reproducible(data):
     _, _, stats, _ = data
     ms = sacrebleu_stats("chrf", "en", stats["chrf"])

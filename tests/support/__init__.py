@@ -11,11 +11,13 @@ importable (from bench/ too, which puts the root there itself).
 * :mod:`tests.support.tiny_comet`: a tiny offline COMET checkpoint.
 """
 
+import os
 from pathlib import Path
 
 #: the project root
 ROOT = Path(__file__).resolve().parents[2]
 #: the demo shared task (test set and systems)
 DEMO = ROOT / "data" / "demo"
-#: real data beside the project (../shared/data); tests that read it skip when it is absent
-SHARED_DATA = ROOT.parent / "shared" / "data"
+#: real data beside the project (../shared/data, or ENFACE_SHARED_DATA, e.g. for a git worktree elsewhere);
+#: tests that read it skip when it is absent
+SHARED_DATA = Path(os.environ.get("ENFACE_SHARED_DATA") or ROOT.parent / "shared" / "data")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -93,8 +92,7 @@ class AccessWorld:
     rubric_campaign_id: int = 0           # the rubric campaign with the judge (started, never released)
     judge_id: int = 0
     judge_record_id: int = 0              # one JudgeItem of that judge
-    snapshot: Path | None = None
-    db_path: Path | None = None
+    database: object = None               # a tests.support.databases.FreshDatabase (snapshot after building)
 
     def forbidden_for(self, role: str) -> list[str]:
         """Canaries ``role`` must never read in this state."""
@@ -128,13 +126,11 @@ class AccessWorld:
         from enface.services import leaderboard
 
         self.app.extensions["enface_db"][0].dispose()
-        for suffix in ("-wal", "-shm"):       # a stale write-ahead log would replay onto the copy
-            Path(f"{self.db_path}{suffix}").unlink(missing_ok=True)
-        shutil.copyfile(self.snapshot, self.db_path)
+        self.database.restore()
         leaderboard.clear_cache()
 
 
-def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld:
+def build_access_world(app, tmp: Path, state: str, database) -> AccessWorld:
     from enface.campaigns import services as camp_svc
     from enface.extensions import db
     from enface.models import TestSet, User, utcnow
@@ -208,11 +204,10 @@ def build_access_world(app, tmp: Path, state: str, db_path: Path) -> AccessWorld
     world = AccessWorld(app=app, state=state, testset_id=ts.id, subs=subs, users=users, tokens=tokens,
                         campaign_id=camp.id, invite_id=invite_id, invite_secret=secret, assignment=assignment,
                         annotator_ids=annotator_ids, assignment_db_id=assignment_db_id, token_ids=token_ids,
-                        team_ids=team_ids, db_path=db_path, rubric_campaign_id=rubric_campaign_id, judge_id=judge_id,
+                        team_ids=team_ids, database=database, rubric_campaign_id=rubric_campaign_id, judge_id=judge_id,
                         judge_record_id=judge_record_id)
     app.extensions["enface_db"][0].dispose()
-    world.snapshot = db_path.with_suffix(".snapshot")
-    shutil.copyfile(db_path, world.snapshot)
+    database.snapshot()
     return world
 
 

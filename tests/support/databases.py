@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,43 @@ class PostgresTemplate:
     def close(self) -> None:
         self.drop(self.template)
         self.admin.dispose()
+
+
+class FreshDatabase:
+    """A migrated database made from the template for a world that outlives one test (a module-scoped
+    fixture), on the backend the tests run on, with ``snapshot()`` and ``restore()`` to undo a request."""
+
+    def __init__(self, template, folder: Path):
+        self.template = template
+        if is_postgres():
+            self.name, self.url = template.new()
+        else:
+            self.path = folder / "enface.sqlite"
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(template, self.path)
+            self.url = f"sqlite:///{self.path}"
+
+    def snapshot(self) -> None:
+        """Keep the database as it is now (no connection may be open: dispose the app's engine first)."""
+        if is_postgres():
+            self.template._execute(f'CREATE DATABASE "{self.name}_snap" TEMPLATE "{self.name}"')
+        else:
+            shutil.copyfile(self.path, self.path.with_suffix(".snapshot"))
+
+    def restore(self) -> None:
+        """Put back the snapshot (dispose the app's engine first)."""
+        if is_postgres():
+            self.template.drop(self.name)
+            self.template._execute(f'CREATE DATABASE "{self.name}" TEMPLATE "{self.name}_snap"')
+            return
+        for suffix in ("-wal", "-shm"):       # a stale write-ahead log would replay onto the copy
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(self.path.with_suffix(".snapshot"), self.path)
+
+    def drop(self) -> None:
+        if is_postgres():
+            self.template.drop(f"{self.name}_snap")
+            self.template.drop(self.name)
 
 
 @pytest.fixture(scope="session")

@@ -47,7 +47,7 @@ class Platform:
         env = TestConfigEnv(app)
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "platform"), str(ROOT), env.get("PYTHONPATH", "")])
         env["ENFACE_RATELIMIT_STORAGE"] = "memory://"
-        from enface.jobs.queue import declare_queues
+        from enface.job_queue import declare_queues
 
         declare_queues(app.config["CELERY_BROKER_URL"])
         return cls(folder=folder, database_url=url, app=app, env=env)

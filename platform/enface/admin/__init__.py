@@ -16,4 +16,4 @@ def _organizers_only():
         abort(404)   # the organizer pages are not advertised to others
 
 
-from . import views  # noqa: E402,F401
+from . import testset_views, views  # noqa: E402,F401

@@ -9,6 +9,7 @@ from ..models import ROLES
 
 class ImportForm(FlaskForm):
     task = StringField("Task (created if new), e.g. Literary 2026", validators=[DataRequired(), Length(max=100)])
+    name = StringField("Test set name (empty: the name in testset.json)", validators=[Optional(), Length(max=200)])
     archive = FileField("Test set as a zip: testset.json, source/, ref1/, ref2/")
 
 

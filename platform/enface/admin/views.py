@@ -40,7 +40,8 @@ def import_testset():
             if len(files) != 1:
                 raise ServiceError("no_files", "choose the zip of the test set", 400)
             ts = testsets_svc.import_testset_zip(files[0].temp_path, form.task.data,
-                                                 current_app.config["MAX_UNZIPPED_BYTES"])
+                                                 current_app.config["MAX_UNZIPPED_BYTES"],
+                                                 name=(form.name.data or "").strip() or None)
         except ServiceError as exc:
             flash(exc.message, "error")
             return render_template("admin/import.html", form=form), exc.status
@@ -164,8 +165,26 @@ def sweep_now():
     return redirect(url_for("admin.index"))
 
 
+def people():
+    """Every account but the LLM judges' machine accounts (they cannot log in: no reset link, no role to set;
+    each judge's page manages it)."""
+    from ..judges.models import Judge
+
+    return db.session.scalars(select(User).where(User.id.not_in(select(Judge.user_id))).order_by(User.id)).all()
+
+
+def person(user_id: int) -> User:
+    """An account of :func:`people` by id (404 for none, and for a judge's machine account)."""
+    from ..judges.models import Judge
+
+    user = db.session.get(User, user_id)
+    if user is None or db.session.scalar(select(Judge.id).where(Judge.user_id == user_id).limit(1)) is not None:
+        raise NotFound("user")
+    return user
+
+
 def _users_page(status: int = 200, **extra):
-    all_users = db.session.scalars(select(User).order_by(User.id)).all()
+    all_users = people()
     teams = db.session.scalars(select(Team).order_by(Team.name)).all()
     return render_template("admin/users.html", users=all_users, teams=teams, action_form=EmptyForm(),
                            role_form=RoleForm(), reset_rule=accounts.RESET_RULE,
@@ -180,9 +199,7 @@ def users():
 
 @bp.post("/users/<int:user_id>/reset-link")
 def reset_link(user_id: int):
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound("user")
+    user = person(user_id)
     if not EmptyForm().validate_on_submit():
         return redirect(url_for("admin.users"))
     try:
@@ -208,9 +225,7 @@ def verify_team(team_id: int):
 
 @bp.post("/users/<int:user_id>/role")
 def set_role(user_id: int):
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound("user")
+    user = person(user_id)
     form = RoleForm()
     if form.validate_on_submit():
         if user.id == current_user.id:

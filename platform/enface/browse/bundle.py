@@ -9,6 +9,7 @@ Layout (under ``<slug>-release/`` in the zip)::
     scores/leaderboard.csv (+ .signatures.csv, .json)   the leaderboard as the public sees it
     tables/automatic.{tex,csv}, tables/human.{tex,csv}  the findings tables
     annotations/<campaign id>-<name>.<ext> each released campaign in its protocol's formats (MQM: Marot TSV)
+    mtme/                                  the same in mt-metrics-eval's layout (:mod:`.bundle_mtme`)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..services import NotFound, rankings
 from ..services import leaderboard as lb
 from ..services.archive_names import safe_part, slug
 from ..services.testsets import testset_files
+from . import bundle_mtme
 from .evidence import released_campaigns
 from .lru import app_cache
 
@@ -92,6 +94,8 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
                              lambda: rankings.table(board, "human", "tex")),
                   BundleFile("tables/human.csv", "human ranking table (CSV)", "text/csv",
                              lambda: rankings.table(board, "human", "csv"))]
+    for path, text in bundle_mtme.layout(ts, dirs).items():
+        files.append(BundleFile(path, "mt-metrics-eval layout", "text/plain", lambda text=text: text))
     for camp in released_campaigns(ts.id):
         proto = protocol_of(camp)
         for fmt, (mimetype, ext, title) in proto.exports().items():
@@ -170,7 +174,12 @@ def readme(ts: TestSet, board: dict) -> str:
               "`scores/leaderboard.signatures.csv`; `scores/leaderboard.json` has the same with the reasons.",
               "- `tables/`: the automatic metrics table and (once released) the human ranking, as LaTeX and CSV.",
               "- `annotations/`: each released human evaluation in its protocol's formats "
-              "(MQM: Marot/Anthea TSV and JSON; reader studies: JSON Lines and CSV).", "", "## Signatures", ""]
+              "(MQM: Marot/Anthea TSV and JSON; reader studies: JSON Lines and CSV).",
+              "- `mtme/`: the same in mt-metrics-eval's layout (`documents/`, `sources/`, `references/`, "
+              "`system-outputs/LP/`, `human-scores/LP.NAME.{sys,seg}.score`, `metric-scores/LP/METRIC-all.{sys,seg}"
+              ".score`; higher is better, lower-is-better scores negated, `None` where there is none); "
+              f"`python -m scoring meta --mtme mtme --lp {ts.src_lang}-{ts.tgt_lang} --human mqm` reads it.",
+              "", "## Signatures", ""]
     for c in board["columns"]:
         sigs = board["signatures"].get(c["key"], [])
         lines.append(f"- {c['name']}: " + ("; ".join(f"`{s}`" for s in sigs) if sigs else "no score"))

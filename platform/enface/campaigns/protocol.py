@@ -55,6 +55,9 @@ class Protocol:
     stages: ClassVar[tuple[str, ...]] = ("annotate",)
     #: Routes of its own (mounted by the app under /protocols/<key>/), or None.
     blueprint: ClassVar[Blueprint | None] = None
+    #: Whether its items are built from the test set's phenomenon tags: a started campaign of such a
+    #: protocol fixes the tags (its items point at them); other protocols never read them.
+    uses_phenomena: ClassVar[bool] = False
 
     def required(self, hook: str) -> NotImplementedError:
         """The error for a hook every protocol must provide (the base class has no sensible default)."""

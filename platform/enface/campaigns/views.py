@@ -175,7 +175,7 @@ def revoke_invite(campaign, invite_id: int):
 # --------------------------------------------------------------------------- life cycle
 
 
-@bp.post("/<int:campaign_id>/start")
+@bp.route("/<int:campaign_id>/start", methods=["GET", "POST"])
 @campaign_action()
 def start(campaign):
     if not confirmed():
@@ -219,7 +219,7 @@ def reopen(campaign, assignment_id: int):
     return _back(campaign.id, "items")
 
 
-@bp.post("/<int:campaign_id>/release")
+@bp.route("/<int:campaign_id>/release", methods=["GET", "POST"])
 @campaign_action()
 def release(campaign):
     if not confirmed():

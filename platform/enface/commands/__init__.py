@@ -16,6 +16,11 @@
                                                                        campaigns.py
     enface campaign add-judge|judges|run-judge                         judges.py
 
+    enface doctor [--network] [--queues cpu,gpu,llm] [--timeout S] [--min-free-gb N]
+    enface backup DEST
+    enface restore SRC                                                 ops.py
+    enface --version                                                   the installed package's version
+
 Every command reads the same ENFACE_* variables as the server (see enface/config.py).
 
 This module imports the command modules and registers their commands; they never import it
@@ -26,16 +31,18 @@ from __future__ import annotations
 
 import click
 
-from . import campaigns, db, demo, judges, serve, submit, testsets, users  # noqa: F401  (judges: see below)
+from . import campaigns, db, demo, judges, ops, serve, submit, testsets, users  # noqa: F401  (judges: see below)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="enface", prog_name="enface", message="%(prog)s %(version)s")
 def main():
     """Enface: run a WMT-style literary translation shared task."""
 
 
 for command in (db.db, users.create_user, users.reset_password, testsets.testset, testsets.rescore, serve.serve,
-                serve.worker, serve.sweep, submit.submit, demo.demo, campaigns.campaign):
+                serve.worker, serve.sweep, submit.submit, demo.demo, campaigns.campaign, ops.doctor, ops.backup,
+                ops.restore):
     # (judges.py adds its commands to the campaign group on import)
     main.add_command(command)
 

@@ -1,4 +1,4 @@
-"""What every command module shares: the project root, the app, and how a command fails.
+"""What every command module shares: the app, and how a command fails.
 
 Imported by the command modules; it imports none of them (nor ``enface.commands``), so the
 command modules and the root group in ``__init__`` never import each other in a cycle.
@@ -6,11 +6,7 @@ command modules and the root group in ``__init__`` never import each other in a 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def load_app():

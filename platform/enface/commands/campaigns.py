@@ -1,4 +1,4 @@
-"""``enface campaign ...``: human-evaluation campaigns (MQM, reader studies) from the command line.
+"""``enface campaign ...``: human-evaluation campaigns of every protocol, and their LLM judges, from the command line.
 
     enface campaign list
     enface campaign create --testset ID --name NAME [--scheme wmt23-literary] [--redundancy 2]
@@ -28,15 +28,17 @@ import click
 from mqm.schemes import DEFAULT_SCHEME
 from mqm.words import MODES as WORD_MODES
 
+from ..protocols import BUILT_IN
 from ..protocols.mqm.constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from ..services import is_ascii_int
 from ._common import fail as _fail
 from ._common import load_app as _app
 
 
-@click.group("campaign")
+@click.group("campaign", help=f"Human-evaluation campaigns of every protocol ({', '.join(BUILT_IN)}) and their "
+                               "LLM judges: create, invite, start, follow, export and release.")
 def campaign():
-    """Human-evaluation campaigns (MQM, reader studies)."""
+    pass
 
 
 def _run(fn):
@@ -72,6 +74,9 @@ def list_():
 @click.option("--redundancy", type=int, default=1, show_default=True, help="annotators per item")
 @click.option("--system", "systems", type=int, multiple=True,
               help="submission ids (default: every primary and baseline)")
+@click.option("--reference", "references", multiple=True, metavar="ref1|ref2",
+              help="mqm: a human reference annotated and ranked with the systems (repeatable: --reference ref1 "
+                   "--reference ref2)")
 @click.option("--docs", "sample_docs", type=int, default=5, show_default=True, help="documents to sample")
 @click.option("--words", "sample_words", type=int, default=2200, show_default=True,
               help="source words to sample in all (0: whole documents)")
@@ -106,10 +111,18 @@ def list_():
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
            attention_kind, source_words, significance_unit, significance_test, words_per_second, seed, instructions,
            protocol, versions, readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase,
-           guidelines_file, rubric, hide_reference):
+           guidelines_file, rubric, hide_reference, references):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
+
+    refs = []
+    for ref in references:
+        if ref not in ("ref1", "ref2", "1", "2"):
+            _fail(f"--reference {ref!r}: ref1 or ref2")
+        refs.append(int(ref[-1]))
+    if refs and protocol != "mqm":
+        _fail("--reference is for mqm campaigns (a reader study takes its references with --version)")
 
     if protocol == "rubric":
         from ..protocols.rubric.cli import create_rubric_campaign
@@ -131,12 +144,13 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
         ts = testsets.get_testset(testset_id)
         ids = list(systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
         c = svc.create_campaign(None, ts, svc.CampaignInput(
-            name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
+            name=name, submission_ids=ids, references=refs, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
             sample_docs=sample_docs, sample_words=sample_words, instructions=instructions, seed=seed,
             settings={"scheme": scheme, "attention_share": attention, "attention_kind": attention_kind,
                       "source_words": source_words, "significance_unit": significance_unit,
                       "significance_test": significance_test, "words_per_second": words_per_second}))
-        click.echo(f"campaign {c.id}: {len(c.systems)} systems, documents {', '.join(c.ranges)}")
+        with_refs = "".join(f", reference {v.reference}" for v in c.versions if v.is_reference)
+        click.echo(f"campaign {c.id}: {len(c.systems)} systems{with_refs}, documents {', '.join(c.ranges)}")
         click.echo(c.id)
     _run(go)
 

@@ -15,7 +15,7 @@ def db():
 def db_upgrade(revision: str):
     """Create or migrate the database (and create the SQLite broker's queues)."""
     from ..config import Config
-    from ..jobs.queue import declare_queues
+    from ..job_queue import declare_queues
     from ..migrate import current_revision, upgrade
 
     cfg = Config.from_env()

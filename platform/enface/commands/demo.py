@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ._common import ROOT, fail, load_app
+from ._common import fail, load_app
 from .demo_judge import start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
@@ -134,16 +134,16 @@ def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
             f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
             "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)",
             f"finished MQM campaign {done.id} released: {counts['marks']} error spans by two raters "
-            f"(data/demo/{DEMO_FINISHED['annotations'].as_posix()}); see the official ranking and "
+            f"({demo_dir / DEMO_FINISHED['annotations']}); see the official ranking and "
             f"the output browser at /browse/{testset_id}"]
 
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--data", "demo_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=str(ROOT / "data" / "demo"), show_default=True,
-              help="the demo task (test set and systems); the platform's data goes to ENFACE_DATA_DIR")
+@click.option("--data", "demo_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="the demo task (test set and systems) [default: the one shipped in the package, data/demo in "
+                   "the repository]; the platform's data goes to ENFACE_DATA_DIR")
 @click.option("--once", is_flag=True, help="stop once the demo systems are scored, instead of serving")
 def demo(host, port, demo_dir, once):
     """Set up the demo task, submit the demo systems through the API, and serve it.
@@ -154,8 +154,10 @@ def demo(host, port, demo_dir, once):
 
     from ..extensions import db as database
     from ..models import Submission, Task, TestSet, utcnow
+    from ..resources import demo_dir as shipped_demo
     from ..services.testsets import change_settings, import_testset, update_settings
 
+    demo_dir = demo_dir or shipped_demo()
     cfg = prepare(True)
     app = load_app()
     with app.app_context():
@@ -198,7 +200,7 @@ def demo(host, port, demo_dir, once):
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
             made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
-        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url)
+        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException)):

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import click
 
-from ._common import ROOT
-
 #: what the scripted endpoint asks as a Bearer token: the demo judge stores it encrypted like a real key
 DEMO_ENDPOINT_KEY = "demo-endpoint-key"
 DEMO_JUDGE_NAME = "Demo judge (scripted endpoint)"
@@ -38,21 +36,24 @@ def _rubric_campaign():
                               .order_by(Campaign.id)).first()
 
 
-def start_demo_judge(services, app, data_dir: Path, url: str) -> list[str]:
+def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) -> list[str]:
     """Start the scripted endpoint (a child of ``services``, stopped with them), add the demo judge to the
-    demo rubric campaign once (its endpoint URL follows the new port), and queue its run."""
+    demo rubric campaign once (its endpoint URL follows the new port), and queue its run. The endpoint
+    answers each item with the scores of the demo's answer key (``demo_dir``/phenomena/judge-answers.tsv)."""
     from humaneval.judge.demo_script import demo_script
 
     from ..judges.models import Judge
     from ..judges.reports import progress
     from ..judges.running import queue_run, tasks_of
     from ..judges.setup import JudgeInput, add_judge, campaign_judges
+    from .demo_phenomena import answered_items, judge_answers
 
     with app.app_context():
         campaign = _rubric_campaign()
         if campaign is None:
             return []
-        script = demo_script([task["item"] for _item, task in tasks_of(campaign)], api_key=DEMO_ENDPOINT_KEY)
+        items = answered_items(tasks_of(campaign), judge_answers(demo_dir))
+        script = demo_script(items, api_key=DEMO_ENDPOINT_KEY)
         campaign_id = campaign.id
     script_file = data_dir / "demo-judge-script.json"
     script_file.write_text(json.dumps(script, ensure_ascii=False), encoding="utf-8")
@@ -61,7 +62,7 @@ def start_demo_judge(services, app, data_dir: Path, url: str) -> list[str]:
     try:
         services.procs["judge-endpoint"] = subprocess.Popen(
             [sys.executable, "-m", "humaneval.judge.scripted", "--port", str(port), "--script", str(script_file)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            cwd=data_dir, stdout=log, stderr=subprocess.STDOUT)
     finally:
         log.close()
     base_url = f"http://127.0.0.1:{port}/v1"

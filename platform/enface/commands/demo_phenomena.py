@@ -16,6 +16,8 @@ PHENOMENA_SUBMISSIONS = [
     ("captain@inkstone.example", "chatty-llm", "primary", False, "inkstone-llm",
      "A prompted LLM, no fine-tuning (unconstrained): fluent, with tense slips and one refusal."),
 ]
+#: the scripted demo judge's answer key: per tagged segment and system, the scores a careful judge would give
+JUDGE_ANSWERS = "judge-answers.tsv"
 DEMO_RUBRIC = {"name": "Demo rubric (DITING phenomena)", "annotators": ["annotator@demo.enface.org"]}
 
 
@@ -63,3 +65,33 @@ def demo_rubric_campaign(testset_id: int) -> list[str]:
     out = svc.start_campaign(svc.get_campaign(campaign.id))
     return [f"rubric campaign {campaign.id} started for annotator@demo.enface.org ({out['items']} items: "
             "17 tagged phenomena in 3 systems' translations)"]
+
+
+def judge_answers(demo_dir: Path) -> dict[tuple[str, str, int, str], dict]:
+    """{(system name, document, 1-based segment, dimension): {"sp", "g_1", "g_2", "reason"}} from the demo's
+    answer key (data/demo/phenomena/judge-answers.tsv; its systems named by their folders, which name them too);
+    {} without it."""
+    import csv
+
+    file = demo_dir / "phenomena" / JUDGE_ANSWERS
+    if not file.is_file():
+        return {}
+    names = {folder: name for _who, folder, _label, _constrained, name, _desc in PHENOMENA_SUBMISSIONS}
+    out = {}
+    with file.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            answer = {"sp": int(row["sp"]), "g_1": int(row["g_1"]), "g_2": int(row["g_2"]), "reason": row["reason"]}
+            for system in {row["system"], names.get(row["system"], row["system"])}:   # its folder and demo name
+                out[(system, row["document"], int(row["segment"]), row["dimension"])] = answer
+    return out
+
+
+def answered_items(tasks, answers: dict) -> list[dict]:
+    """The judge tasks' items, each with its entry of the answer key (``"answer"``) where it has one."""
+    out = []
+    for item, task in tasks:
+        version = item.versions[0].version
+        system = version.submission.system_name if version.submission is not None else version.label
+        key = (system, item.document.name, item.seg_start + 1, task["item"]["dimension"])
+        out.append({**task["item"], **({"answer": answers[key]} if key in answers else {})})
+    return out

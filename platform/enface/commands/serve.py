@@ -132,7 +132,7 @@ class Services:
 def prepare(upgrade_db: bool = True):
     """Create the data directory, secret key and broker queues once, before child processes race for them; migrate."""
     from ..config import Config
-    from ..jobs.queue import declare_queues
+    from ..job_queue import declare_queues
     from ..migrate import upgrade
 
     cfg = Config.from_env()

@@ -1,4 +1,4 @@
-"""``enface testset import|list|release|hide|set|freeze|phenomena`` and ``enface rescore``: test sets and their scores.
+"""``enface testset import|list|release|hide|set|rename|delete|freeze|phenomena`` and ``enface rescore``: test sets and their scores.
 
 Every organizer action of the test-set settings page, for scripts: exit 0 on success, 1 with a
 sentence on stderr when the change is refused (unknown id, deadline before the opening, a
@@ -23,21 +23,38 @@ def testset():
 @testset.command("import")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--task", "task_name", required=True, help="task name (created if it does not exist)")
-@click.option("--name", default=None, help="test set name (default: from testset.json)")
-def testset_import(directory, task_name, name):
-    """Import a test set in the scoring library's on-disk format.
+@click.option("--name", default=None, help="test set name (default: from testset.json; mt-metrics-eval: 'ROOT LP')")
+@click.option("--lp", default=None, help="mt-metrics-eval root: the language pair to import (needed when it has several)")
+@click.option("--as", "as_email", default=None,
+              help="mt-metrics-eval root: the organizer whose baselines the system outputs become "
+                   "(default: the first organizer account)")
+@click.option("--include-human", is_flag=True,
+              help="mt-metrics-eval root: import the human translations (outputs named like a reference) too")
+def testset_import(directory, task_name, name, lp, as_email, include_human):
+    """Import a test set in the scoring library's on-disk format, or a root in mt-metrics-eval's layout.
+
+    A folder with ``documents/`` and ``sources/`` is read as mt-metrics-eval's layout (e.g. its
+    ``wmt23`` folder): the test set of one language pair (``--lp``), its references in name order,
+    and every system output as a baseline submission, validated and scored by the worker.
 
     Prints the new test set's id alone on stdout (ID=$(enface testset import ...)); what was
     imported, and a warning when the same data is already imported, go to stderr. The test set
     starts closed and hidden: open it with ``enface testset set ID --opens now``.
     """
     from ..services import ServiceError
+    from ..services.mtme_import import is_mtme_root
     from ..services.testsets import import_testset, same_data_as
 
     app = load_app()
     with app.app_context():
         try:
-            ts = import_testset(directory, task_name, name=name)
+            if is_mtme_root(directory):
+                ts = _import_mtme(directory, task_name, name, lp, as_email, include_human)
+            elif lp or as_email or include_human:
+                fail("--lp, --as and --include-human are for a root in mt-metrics-eval's layout "
+                     "(a folder with documents/ and sources/)")
+            else:
+                ts = import_testset(directory, task_name, name=name)
         except ServiceError as exc:
             fail(exc.message)
         from ..services.phenomena import count_phenomena
@@ -51,6 +68,31 @@ def testset_import(directory, task_name, name):
         for other in same_data_as(ts):
             click.echo(f"warning: test set {other.id} ({other.title}) holds the same documents, sources and "
                        "references", err=True)
+
+
+def _import_mtme(directory, task_name, name, lp, as_email, include_human):
+    from sqlalchemy import select
+
+    from ..extensions import db
+    from ..models import User
+    from ..services import accounts
+    from ..services.mtme_import import import_mtme
+
+    if as_email:
+        user = accounts.get_user_by_email(as_email)
+        if user is None or not user.is_organizer:
+            fail(f"--as {as_email}: no organizer account with that e-mail")
+    else:
+        user = next((u for u in db.session.scalars(select(User).order_by(User.id)) if u.is_organizer), None)
+        if user is None:
+            fail("the system outputs become an organizer's baselines: create an organizer account first "
+                 "(enface user create ... --role organizer) or give --as EMAIL")
+    done = import_mtme(directory, task_name, lp=lp, name=name, organizer=user, include_human=include_human)
+    click.echo(f"{len(done.submissions)} system outputs submitted as baselines of {user.email} "
+               f"(submissions {', '.join(str(s.id) for s in done.submissions) or 'none'})"
+               + (f"; human translations left out: {', '.join(done.skipped)} (--include-human imports them)"
+                  if done.skipped else ""), err=True)
+    return done.testset
 
 
 @testset.command("phenomena")
@@ -167,6 +209,62 @@ def testset_set(testset_id, opens, deadline, daily_quota, total_quota, document_
     if not changes:
         fail("nothing to change: give --opens, --deadline, --daily-quota, --total-quota or --document-level", 2)
     _change(testset_id, "updated", **changes)
+
+
+@testset.command("rename")
+@click.argument("testset_id", metavar="ID", type=str)
+@click.argument("name")
+def testset_rename(testset_id, name):
+    """Rename test set ID (the name is unique within its task)."""
+    from ..services import ServiceError
+    from ..services.testset_changes import rename_testset
+
+    app = load_app()
+    with app.app_context():
+        ts = _testset(testset_id)
+        old = ts.name
+        try:
+            rename_testset(ts, name)
+        except ServiceError as exc:
+            fail(exc.message)
+        click.echo(f"test set {ts.id} renamed: {old!r} -> {ts.name!r}")
+
+
+@testset.command("delete")
+@click.argument("testset_id", metavar="ID", type=str)
+@click.option("--yes", is_flag=True, help="delete without asking (scripts)")
+def testset_delete(testset_id, yes):
+    """Delete test set ID with its documents and phenomena: only before anything is submitted to it."""
+    from ..services import ServiceError
+    from ..services.testset_changes import delete_testset, deletion_refusal
+
+    app = load_app()
+    with app.app_context():
+        ts = _testset(testset_id)
+        refusal = deletion_refusal(ts)
+        if refusal is not None:
+            fail(f"test set {ts.id} cannot be deleted: {refusal}")
+        if not yes:
+            click.confirm(f"Delete test set {ts.id} ({ts.title}: {ts.num_documents} documents, {ts.num_segments} "
+                          "segments)?", abort=True, err=True)
+        try:
+            title = delete_testset(ts)
+        except ServiceError as exc:
+            fail(f"test set {testset_id} cannot be deleted: {exc.message}")
+        click.echo(f"test set {testset_id} deleted: {title}")
+
+
+def _testset(testset_id: str):
+    """The test set of an ID argument, or exit 1 with a sentence."""
+    from ..services import ServiceError, is_ascii_int
+    from ..services.testsets import get_testset
+
+    if not is_ascii_int(testset_id) or len(testset_id) > 9:
+        fail(f"{testset_id!r} is not a test set id (a number; see enface testset list)")
+    try:
+        return get_testset(int(testset_id))
+    except ServiceError:
+        fail(f"there is no test set {testset_id} (see enface testset list)")
 
 
 def _change(testset_id: str, done: str, **changes) -> None:

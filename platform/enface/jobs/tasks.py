@@ -2,14 +2,14 @@
 
 The services are imported inside the task bodies: a worker imports this module
 when the app is created, and the pipeline (scoring, sacrebleu) loads when the
-first job runs. The tasks are queued by name through :func:`enface.jobs.queue.enqueue`.
+first job runs. The tasks are queued by name through :func:`enface.job_queue.enqueue`.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from .queue import QUEUES, SWEEP_TASK
+from ..job_queue import PING_TASK, QUEUES, SWEEP_TASK
 
 
 @shared_task(name=QUEUES["validate"][0])
@@ -52,3 +52,11 @@ def sweep_task():
     from ..services.pipeline import sweep
 
     return [list(x) for x in sweep()]
+
+
+@shared_task(name=PING_TASK, ignore_result=False)
+def ping():
+    """``enface doctor`` asks each queue for this: which worker took it (its host name)."""
+    import socket
+
+    return socket.gethostname()

@@ -11,6 +11,7 @@ from humaneval.judge.compare import judge_vs_humans
 from humaneval.rubric.results import system_tables
 
 from ..campaigns.models import Assignment, CampaignAnnotator, Response
+from ..campaigns.protocol import protocol_of
 from ..campaigns.services import version_labels
 from ..extensions import db
 from ..services import NotFound
@@ -29,12 +30,41 @@ def progress(judge: Judge, total: int | None = None) -> dict[str, Any]:
     done = by["ok"][1] if "ok" in by else 0
     failed = by["failed"][1] if "failed" in by else 0
     return {"judge": judge.id, "state": judge.state, "alive": is_alive(judge), "message": judge.message,
+            "outcome": outcome(judge.state, done, failed), "reasons": failure_reasons(judge) if failed else [],
             "total": total, "done": done, "failed": failed,
             "running": by["running"][1] if "running" in by else 0,
             "prompt_tokens": int(sum(r[2] or 0 for r in rows)), "completion_tokens": int(sum(r[3] or 0 for r in rows)),
             "cost": float(sum(r[4] or 0 for r in rows)), "calls": int(sum(r[5] or 0 for r in rows)),
             "retried_calls": int(sum(r[6] or 0 for r in rows)),
             "percent": round(100 * (done + failed) / total) if total else 0}
+
+
+def outcome(state: str, done: int, failed: int) -> str:
+    """The state as the organizer reads it: a finished run with failures never reads as plain "done"."""
+    if state == "done" and failed:
+        return "failed: no item scored" if not done else f"finished, {failed} failed"
+    return state
+
+
+#: the most distinct failure reasons a judge's page lists
+MAX_REASONS = 3
+
+
+def failure_reasons(judge: Judge) -> list[dict[str, Any]]:
+    """``[{"reason", "count"}]``: why the judge's items failed, the commonest first (each item's error)."""
+    rows = db.session.execute(select(JudgeItem.error, func.count()).where(
+        JudgeItem.judge_id == judge.id, JudgeItem.state == "failed").group_by(JudgeItem.error)
+        .order_by(func.count().desc(), JudgeItem.error).limit(MAX_REASONS)).all()
+    return [{"reason": error or "no reason was recorded", "count": n} for error, n in rows]
+
+
+def item_labels(judge: Judge) -> dict[tuple[int, str], str]:
+    """{(item id, key): how the organizer names it}: the protocol's label (document:segment and system)
+    and what the key scores (a rubric phenomenon's dimension), instead of the database's ids."""
+    protocol = protocol_of(judge.campaign)
+    return {(item.id, task["key"]): " · ".join(x for x in (protocol.item_label(item), task["item"].get("dimension"))
+                                               if x)
+            for item, task in tasks_of(judge.campaign)}
 
 
 def judge_items(judge: Judge) -> list[JudgeItem]:

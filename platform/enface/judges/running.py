@@ -59,7 +59,7 @@ def tasks_of(campaign: Campaign) -> list[tuple[Item, dict[str, Any]]]:
 
 def queue_run(judge: Judge) -> None:
     """Queue a run on the ``llm`` queue (refused while a run is alive or the campaign has no items yet)."""
-    from ..jobs.queue import enqueue
+    from ..job_queue import enqueue
 
     _check_runnable(judge)
     with db.write():
@@ -233,7 +233,7 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         with ThreadPoolExecutor(max_workers=judge.concurrency, thread_name_prefix=f"judge{judge_id}") as pool:
             list(pool.map(one, todo))
         final = "done"
-        message = (f"{counts['failed']} item(s) could not be scored: see their transcripts"
+        message = (f"{counts['failed']} of {len(todo)} item(s) could not be scored: the reasons are below"
                    if counts["failed"] else "")
         if lost.is_set():
             message = "another run took this judge over (this run's heartbeat had gone stale)"

@@ -10,8 +10,9 @@ from flask import Blueprint, flash, jsonify, redirect, render_template, request,
 
 from ..campaigns import services as campaign_svc
 from ..campaigns.views import organizer_required
+from ..confirm import ask, confirmed
 from ..services import ServiceError
-from . import reports
+from . import manage, reports
 from .running import queue_run
 from .setup import (
     JudgeInput,
@@ -87,7 +88,74 @@ def show(campaign_id: int, judge_id: int):
     return render_template("judges/show.html", campaign=judge.campaign, judge=judge,
                            prog=reports.progress(judge), records=reports.judge_items(judge),
                            run_refusal=run_refusal(judge),
-                           results=reports.judge_results(judge))
+                           results=reports.judge_results(judge), labels=reports.item_labels(judge))
+
+
+@bp.post("/<int:campaign_id>/judges/<int:judge_id>/test")
+@organizer_required
+def test(campaign_id: int, judge_id: int):
+    """One small call to the judge's endpoint; the page says whether it answered, or why not."""
+    judge = get_judge(campaign_id, judge_id)
+    check = manage.test_endpoint(judge)
+    if check.ok:
+        flash(f"Endpoint test passed: {check.message} in {check.seconds:.2f} s"
+              f"{f' ({check.answer!r})' if check.answer else ''}.", "success")
+    else:
+        flash(f"Endpoint test failed: {check.message}", "error")
+    return redirect(url_for("judges.show", campaign_id=campaign_id, judge_id=judge_id))
+
+
+@bp.route("/<int:campaign_id>/judges/<int:judge_id>/edit", methods=["GET", "POST"])
+@organizer_required
+def edit(campaign_id: int, judge_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    if request.method == "GET":
+        form = {k: getattr(manage.judge_input(judge), k) for k in FIELDS}
+        return render_template("judges/edit.html", campaign=judge.campaign, judge=judge, form=form,
+                               scored=manage.scored_items(judge), key_envs=allowed_key_envs(),
+                               prompts_root=prompts_root())
+    form = {k: request.form.get(k, "") for k in FIELDS}
+    key_source = request.form.get("key_source", "keep")
+    secret = request.form.get("api_key", "") if key_source == "secret" else ""
+    if key_source != "env":
+        form["api_key_env"] = ""
+    try:
+        manage.update_judge(judge, JudgeInput(**form, api_key=secret), key_source=key_source)
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        form["key_source"] = key_source   # the secret itself is never sent back into the form
+        return render_template("judges/edit.html", campaign=judge.campaign, judge=judge, form=form,
+                               scored=manage.scored_items(judge), key_envs=allowed_key_envs(),
+                               prompts_root=prompts_root()), exc.status
+    flash(f"Judge {judge.name} saved.", "success")
+    return redirect(url_for("judges.show", campaign_id=campaign_id, judge_id=judge_id))
+
+
+@bp.route("/<int:campaign_id>/judges/<int:judge_id>/delete", methods=["GET", "POST"])
+@organizer_required
+def delete(campaign_id: int, judge_id: int):
+    judge = get_judge(campaign_id, judge_id)
+    back = url_for("judges.show", campaign_id=campaign_id, judge_id=judge_id)
+    if not confirmed():
+        scored = manage.scored_items(judge)
+        refusal = None
+        try:
+            manage.check_deletable(judge)
+        except ServiceError as exc:
+            refusal = exc.message
+        return ask(title=f"Delete the judge {judge.name}?", button="Yes, delete the judge", cancel=back, danger=True,
+                   message="The judge leaves the campaign's raters: its scores no longer count in the results, "
+                           "the exports or the agreement figures.",
+                   details=[f"Its {scored} scored item(s), their transcripts and its machine account are deleted.",
+                            "The humans' work is untouched.", "This cannot be undone: add a new judge to judge "
+                            "again."], disabled=refusal)
+    try:
+        scored = manage.delete_judge(judge)
+    except ServiceError as exc:
+        flash(exc.message, "error")
+        return redirect(back)
+    flash(f"Judge deleted with its {scored} scored item(s).", "success")
+    return redirect(url_for("judges.index", campaign_id=campaign_id))
 
 
 @bp.get("/<int:campaign_id>/judges/<int:judge_id>/progress.json")
@@ -101,7 +169,9 @@ def progress_json(campaign_id: int, judge_id: int):
 def transcript(campaign_id: int, judge_id: int, record_id: int):
     judge = get_judge(campaign_id, judge_id)
     record = reports.judge_item(judge, record_id)
-    return render_template("judges/transcript.html", campaign=judge.campaign, judge=judge, record=record)
+    label = reports.item_labels(judge).get((record.item_id, record.key), f"item {record.item_id}")
+    return render_template("judges/transcript.html", campaign=judge.campaign, judge=judge, record=record,
+                           label=label)
 
 
 @bp.get("/<int:campaign_id>/judges/<int:judge_id>/compare")
@@ -113,4 +183,4 @@ def compare(campaign_id: int, judge_id: int):
     if only_humans:   # the agreement figures stay those of every item
         data["rows"] = [r for r in data["rows"] if r["humans"]]
     return render_template("judges/compare.html", campaign=judge.campaign, judge=judge, only_humans=only_humans,
-                           **data)
+                           labels=reports.item_labels(judge), **data)

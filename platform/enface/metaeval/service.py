@@ -32,6 +32,8 @@ from ..services import NotFound, ServiceError
 
 _lock = threading.Lock()
 _CACHE_SIZE = 32
+#: below this many systems the page cautions that the system-level correlations and intervals mean little
+FEW_SYSTEMS = 5
 
 
 def _cache() -> OrderedDict[int, tuple[tuple, dict]]:

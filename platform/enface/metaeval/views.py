@@ -9,7 +9,8 @@ from . import service as svc
 @bp.get("/<int:testset_id>/meta")
 def show(testset_id: int):
     page = svc.visible_meta(current_user, testset_id)
-    return render_template("metaeval/show.html", ts=testsets_svc.get_testset(testset_id), page=page)
+    return render_template("metaeval/show.html", ts=testsets_svc.get_testset(testset_id), page=page,
+                           few_systems=svc.FEW_SYSTEMS)
 
 
 @bp.get("/<int:testset_id>/meta.json")

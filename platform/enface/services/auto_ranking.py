@@ -113,7 +113,7 @@ def run(testset_id: int) -> str | None:
 
 def request(testset_id: int) -> None:
     """Queue the ``rank`` job (eager in tests: computed at once)."""
-    from ..jobs import queue as job_queue
+    from .. import job_queue
 
     job_queue.enqueue(JOB, testset_id)
 

@@ -27,7 +27,7 @@ from ..extensions import db
 from ..models import AutoRanking, ScoreRow, Submission, TestSet, User
 from . import NotFound, auto_ranking
 from .reasons import public_reason
-from .testsets import LEADERBOARD_CHANGES
+from .testsets import LEADERBOARD_CHANGES, SCORES_CHANGES
 
 GROUPS = [("baseline", "Baselines"), ("primary-constrained", "Primary systems, constrained"),
           ("primary-unconstrained", "Primary systems, unconstrained ⋆"), ("contrastive", "Contrastive systems")]
@@ -180,6 +180,21 @@ def _forget_changed(session) -> None:
 @event.listens_for(Session, "after_rollback")
 def _drop_changed(session) -> None:
     session.info.pop(LEADERBOARD_CHANGES, None)
+    session.info.pop(SCORES_CHANGES, None)
+
+
+@db.after_write
+def _rank_changed(session) -> None:
+    """Scores changed (a scoring job, a withdrawal, a primary switch, a release): queue the clusters now, so
+    that the first visitor after the change does not find them still being computed.
+
+    Not with eager jobs (tests): there the first view computes them before it answers, so nobody sees them
+    pending, and computing them after every write would make each scoring wait for the bootstrap."""
+    changed = session.info.pop(SCORES_CHANGES, ())
+    if current_app.config.get("JOBS") == "eager":
+        return
+    for testset_id in sorted(changed):
+        auto_ranking.request(testset_id)
 
 
 def current_versions(testset_id: int) -> tuple[int, int | None] | None:

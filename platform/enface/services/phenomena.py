@@ -79,15 +79,26 @@ def count_phenomena(ts: TestSet) -> int:
     return db.session.scalar(select(func.count()).select_from(Phenomenon).where(Phenomenon.testset_id == ts.id)) or 0
 
 
-def replace_phenomena(ts: TestSet, text: str, filename: str = PHENOMENA_FILE) -> int:
-    """Sets (or replaces) a test set's phenomena from a file's text; refused once a campaign has started on it."""
-    from ..campaigns.models import Campaign  # (the core's table: only its state is read)
+def phenomena_locked_by(ts: TestSet) -> str | None:
+    """The name of a started campaign whose items are built from the test set's phenomena, or None.
 
-    started = db.session.scalar(select(Campaign.name).where(Campaign.testset_id == ts.id,
-                                                            Campaign.state != "draft").limit(1))
+    Only such campaigns (a protocol with ``uses_phenomena``: the rubric) fix the tags; an MQM or
+    reader campaign never reads them, so it never blocks a change."""
+    from ..campaigns.models import Campaign  # (the core's table and registry: only names and states are read)
+    from ..campaigns.protocol import PROTOCOLS
+
+    keys = [key for key, protocol in PROTOCOLS.items() if protocol.uses_phenomena]
+    return db.session.scalar(select(Campaign.name).where(Campaign.testset_id == ts.id, Campaign.state != "draft",
+                                                         Campaign.protocol.in_(keys)).order_by(Campaign.id).limit(1))
+
+
+def replace_phenomena(ts: TestSet, text: str, filename: str = PHENOMENA_FILE) -> int:
+    """Sets (or replaces) a test set's phenomena from a file's text; refused once a campaign whose items
+    are built from them (a rubric campaign) has started on it."""
+    started = phenomena_locked_by(ts)
     if started is not None:
-        raise ServiceError("campaign_started", f"campaign {started!r} on this test set has started: its items "
-                           "point at the current phenomena, which can no longer change", 409)
+        raise ServiceError("campaign_started", f"the rubric campaign {started!r} on this test set has started: "
+                           "its items are the tagged segments, so the tags can no longer change", 409)
     documents = {d.name: d.num_segments for d in ts.documents}
     found = check_phenomena(text, documents, rubric_dimensions(ts.meta or {}), filename)
     with db.write():

@@ -22,8 +22,8 @@ from scoring.metrics import registry
 from scoring.testset import output_from_files
 from scoring.validate import ERROR, Finding, ValidationReport, validate_files
 
+from .. import job_queue
 from ..extensions import begin_write, db
-from ..jobs import queue as job_queue
 from ..models import PENDING_STATES, Document, OutputSegment, ScoreRow, Submission, TestSet, utcnow
 from .submissions import delete_scores, note, transition
 from .testsets import bump_scores_version, scoring_testset
@@ -202,7 +202,8 @@ def _store_scores(session, sub_id: int, scores, documents: dict[str, list] | Non
             session.add(ScoreRow(submission_id=sub_id, metric=key,
                                  scope="document" if registry.spec(key).document_level else "segment",
                                  name=score.name, value=None, values=[float(v) for v in score.segments],
-                                 higher_is_better=score.higher_is_better, signature=score.signature,
+                                 higher_is_better=score.higher_is_better,
+                                 signature=score.segment_signature or score.signature,
                                  versions=score.versions or {}))
 
 

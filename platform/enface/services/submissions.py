@@ -26,8 +26,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from .. import job_queue
 from ..extensions import db
-from ..jobs import queue as job_queue
 from ..models import (
     LABELS,
     PENDING_STATES,

@@ -105,8 +105,9 @@ def import_testset(path: str | Path, task_name: str, *, name: str | None = None,
     return ts
 
 
-def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSet:
-    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first)."""
+def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int, *, name: str | None = None) -> TestSet:
+    """Import a test set uploaded as a zip of its directory (checked for bombs and traversal first);
+    ``name``: the test set's name (None: the one in testset.json)."""
     from .uploads import UploadError, safe_extract
 
     with tempfile.TemporaryDirectory(prefix="enface-testset-") as tmp:
@@ -121,7 +122,7 @@ def import_testset_zip(zip_path: Path, task_name: str, max_bytes: int) -> TestSe
             if len(subdirs) == 1:
                 root = subdirs[0]
         try:
-            return import_testset(root, task_name)
+            return import_testset(root, task_name, name=name)
         except ServiceError as exc:
             # The library names files by their path: here a server's temporary folder, meaningless to the
             # organizer (and not theirs to see). Paths inside the archive say the same thing.
@@ -234,12 +235,17 @@ def _aware(value: datetime | None) -> datetime | None:
 
 #: the session.info key under which a write transaction lists the test sets whose leaderboard it changed
 LEADERBOARD_CHANGES = "leaderboard_changes"
+#: session.info key: test sets whose scores_version this session raised (their clusters are due)
+SCORES_CHANGES = "scores_changes"
 
 
 def bump_scores_version(session, testset_id: int) -> None:
+    """The test set's scores (or what the board shows of them) changed: the cached boards are stale, and once
+    the write commits the automatic clusters are queued for the new version (:mod:`.leaderboard`)."""
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
     note_leaderboard_change(session, testset_id)
+    session.info.setdefault(SCORES_CHANGES, set()).add(testset_id)
 
 
 def note_leaderboard_change(session, testset_id: int) -> None:
@@ -279,6 +285,12 @@ def scoring_testset(ts: TestSet) -> ScoringTestSet:
     with _cache_lock:
         _scoring_cache[ts.id] = (ts.fingerprint, loaded)
     return loaded
+
+
+def forget_scoring_view(testset_id: int) -> None:
+    """Drops this process's scoring view of a deleted test set."""
+    with _cache_lock:
+        _scoring_cache.pop(testset_id, None)
 
 
 def testset_files(ts: TestSet, *, with_references: bool) -> Iterator[tuple[str, str]]:

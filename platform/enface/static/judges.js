@@ -21,7 +21,7 @@
       .catch(function () { setTimeout(function () { poll(box); }, 5000); });
   }
   document.querySelectorAll(".judge-progress[data-progress-url]").forEach(function (box) {
-    var state = box.querySelector('[data-field="state"]');
+    var state = box.querySelector('[data-field="outcome"]');
     if (state && /queued|running/.test(state.textContent)) { poll(box); }
   });
 })();

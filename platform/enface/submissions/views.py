@@ -115,7 +115,7 @@ def _action(submission_id: int, fn, done: str, *, question=None, back_to=None):
     """A POST on one submission: checked, confirmed (``question(sub)`` gives the confirmation page's
     text; None: none needed), done through ``fn``, flashed, and back to the page it came from."""
     form = EmptyForm()
-    if not form.validate_on_submit():
+    if request.method == "POST" and not form.validate_on_submit():
         flash("The form expired; try again.", "error")
         return redirect(url_for("submissions.detail", submission_id=submission_id))
     sub = db.session.get(subs.Submission, submission_id)
@@ -126,7 +126,9 @@ def _action(submission_id: int, fn, done: str, *, question=None, back_to=None):
     try:
         subs.check_editable(current_user, sub)     # 404/403 before any confirmation page
         if question is not None and not confirmed():
-            return ask(cancel=back, **question(sub))
+            return ask(cancel=back, **question(sub))   # a GET (a reload of that page) asks again
+        if request.method != "POST":
+            return redirect(back)
         fn(current_user, sub)
     except (NotFound, Forbidden):
         raise
@@ -160,14 +162,14 @@ def _primary_question(sub) -> dict:
             "message": "Only one system per team is primary.", "details": details}
 
 
-@bp.post("/submissions/<int:submission_id>/withdraw")
+@bp.route("/submissions/<int:submission_id>/withdraw", methods=["GET", "POST"])
 @login_required
 def withdraw(submission_id: int):
     return _action(submission_id, subs.withdraw, "Submission #{id} withdrawn; it no longer counts.",
                    question=_withdraw_question)
 
 
-@bp.post("/submissions/<int:submission_id>/primary")
+@bp.route("/submissions/<int:submission_id>/primary", methods=["GET", "POST"])
 @login_required
 def make_primary(submission_id: int):
     # The undo of a switch is the same switch back: no confirmation for it (``undo=1``).

@@ -16,8 +16,9 @@ from tests.support.services import require_service
 
 
 @pytest.fixture
-def platform(tmp_path):
-    p = Platform.create(tmp_path / "faults")
+def platform(tmp_path, database_url):
+    """The processes on this test's fresh database: SQLite, or PostgreSQL in the second CI pass."""
+    p = Platform.create(tmp_path / "faults", database_url)
     yield p
     p.stop_all()
 
@@ -36,6 +37,7 @@ def test_web_server_restarts_lose_no_mark(platform):
     assert result["marks_lost"] == 0 and result["marks_acknowledged"] >= 15, result
 
 
+@pytest.mark.sqlite_only
 def test_sqlite_locked_for_seconds_loses_nothing(platform):
     """SQLite has no server to stop: an exclusive lock for 3 s stands in (writers wait, then go on)."""
     db_path = platform.database_url.removeprefix("sqlite:///")

@@ -155,7 +155,7 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
     ts = world.testset()
     _uid, token = world.team_with_token("cap@a.org", "Team A")
     sent = []
-    from enface.jobs import queue
+    from enface import job_queue as queue
 
     real = queue.enqueue
 
@@ -163,7 +163,7 @@ def test_comet_on_the_gpu_queue(make_app, monkeypatch):
         sent.append(job)
         return real(job, sid)
 
-    monkeypatch.setattr(queue, "enqueue", spy)   # the services call enface.jobs.queue.enqueue
+    monkeypatch.setattr(queue, "enqueue", spy)   # the services call enface.job_queue.enqueue
     client = app.test_client()
     sid = upload(client, ts, token).get_json()["id"]
     sub = get(client, token, sid)
@@ -402,8 +402,8 @@ def test_the_worker_keeps_the_most_recently_used_scorers(app, world, monkeypatch
 
 
 def test_enqueue_sends_by_name_where_the_task_is_not_registered(app, monkeypatch):
-    """enface.jobs.queue knows the tasks by name only: without the task object, the message goes by name."""
-    from enface.jobs import queue
+    """enface.job_queue knows the tasks by name only: without the task object, the message goes by name."""
+    from enface import job_queue as queue
 
     celery = app.extensions["celery"]
     sent = []
@@ -412,3 +412,30 @@ def test_enqueue_sends_by_name_where_the_task_is_not_registered(app, monkeypatch
     with app.app_context():
         queue.enqueue("score", 5)
     assert sent == [("enface.score_submission", (5,))]
+
+
+def test_the_clusters_are_queued_when_the_scores_change_not_on_the_first_view(queued, monkeypatch):
+    """With a worker (not eager jobs), a scoring job queues the leaderboard's ``rank`` job as it stores the
+    scores: by the time the first visitor comes, the worker has computed the clusters."""
+    from enface import job_queue
+    from enface.services import auto_ranking, pipeline
+
+    app, world, ts, token = queued
+    world.settings(ts, released=True)
+    _uid_b, token_b = world.team_with_token("cap@b.org", "Team B")
+    client = app.test_client()
+    sids = [upload(client, ts, token, system_name="strong").get_json()["id"],
+            upload(client, ts, token_b, system_files("weak-mt"), system_name="weak").get_json()["id"]]
+    sent: list[tuple[str, int]] = []
+    monkeypatch.setattr(job_queue, "enqueue", lambda job, ident: sent.append((job, ident)))
+    with app.app_context():
+        for sid in sids:   # what the worker does with the queued validation, then scoring
+            pipeline.run_validation(sid)
+            pipeline.run_scoring(sid)
+        assert ("rank", ts) in sent, sent
+        for job, ident in sent:
+            if job == "rank":
+                auto_ranking.run(ident)
+    html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
+    assert 'id="clusters-pending"' not in html
+    assert 'id="auto-clusters"' in html

@@ -158,7 +158,7 @@ def test_a_missing_key_variable_fails_the_run_with_a_message(world, monkeypatch)
 
 
 def test_the_run_goes_to_the_llm_queue(world):
-    from enface.jobs.queue import QUEUES
+    from enface.job_queue import QUEUES
     from enface.judges.models import Judge
     from enface.judges.running import queue_run
 

@@ -110,6 +110,8 @@ def test_automatic_table_downloads(client, scored):
     text = tex.get_data(as_text=True)
     assert "\\toprule" in text and "\\bottomrule" in text and "\\textsubscript{1}" in text
     assert "\\textit{Baselines}" in text and "literal-base" in text
+    # the caption's language pair: pdflatex without a Unicode set-up compiles it (ASCII only)
+    assert text.isascii() and "$\\rightarrow$" in text and "→" not in text
     frame = pandas.read_csv(io.StringIO(client.get(f"/leaderboard/{ts}/table-automatic.csv").get_data(as_text=True)))
     assert list(frame["system"])[0] == "literal-base"
     for col in ("BLEU", "chrF", "TER", "d-BLEU"):
@@ -199,6 +201,7 @@ def test_official_human_ranking_across_groups(app, tmp_path, test):
     assert name in html
     tex = org.get(f"/leaderboard/{ts}/table-human.tex").get_data(as_text=True)
     assert tex.count("\\midrule") == 2 and "\\textit{walrus-baseline}" in tex
+    assert tex.isascii() and "$\\rightarrow$" in tex
     frame = pandas.read_csv(io.StringIO(org.get(f"/leaderboard/{ts}/table-human.csv").get_data(as_text=True)))
     assert list(frame["system"])[-1] == "zephyr-mt" and frame["MQM"].dtype.kind == "f"
     h2h = org.get(f"/leaderboard/{ts}/head-to-head?metric=human").get_data(as_text=True)

@@ -26,6 +26,7 @@ ADMIN = "302 404 404 404 200 200"          # organizers and admins; others are t
 ADMIN_POST = "302 404 404 404 302 302"
 LOGGED_IN = "302 200 200 200 200 200"
 EVERYONE = "200 200 200 200 200 200"
+REDIRECT = "301 301 301 301 301 301"          # a short address (/login): the page it means decides
 # Actions hard to take back answer a form without confirmed=yes with the page that asks first (confirm.py):
 # 200 for whoever may act (team A before the deadline, on its own submission), the usual refusals otherwise.
 CONFIRM = "302 404 404 404 200 200"
@@ -48,6 +49,10 @@ JUDGE_PAGE = ADMIN                    # LLM judges: organizers only, as every ca
 
 EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /": EVERYONE,
+    "GET /login": REDIRECT,
+    "GET /register": REDIRECT,
+    "GET /leaderboards": REDIRECT,
+    "GET /tokens": REDIRECT,
     "GET /admin/": ADMIN,
     "POST /admin/submissions/<int:submission_id>/rescore": ADMIN_POST,
     "POST /admin/sweep": ADMIN_POST,
@@ -55,6 +60,9 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /admin/testsets/<int:testset_id>": ADMIN,
     "POST /admin/testsets/<int:testset_id>": "302 404 404 404 400 400",   # 400: an empty post changes nothing
     "POST /admin/testsets/<int:testset_id>/rescore": ADMIN_POST,
+    "POST /admin/testsets/<int:testset_id>/rename": ADMIN_POST,        # 302: flashed (an empty name is refused)
+    "GET /admin/testsets/<int:testset_id>/delete": CONFIRM,          # the confirmation page (disabled once submitted to)
+    "POST /admin/testsets/<int:testset_id>/delete": CONFIRM,
     "GET /admin/testsets/import": ADMIN,
     "POST /admin/testsets/import": "302 404 404 404 400 400",
     "GET /admin/users": ADMIN,
@@ -122,15 +130,22 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/items/<int:record_id>": JUDGE_PAGE,
     "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/progress.json": JUDGE_PAGE,
     "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/run": ADMIN_POST,   # every item judged already
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/test": ADMIN_POST,  # 302: the outcome is flashed
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/edit": JUDGE_PAGE,
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/edit": "302 404 404 404 400 400",   # 400: no base URL
+    "GET /campaigns/<int:campaign_id>/judges/<int:judge_id>/delete": CONFIRM,
+    "POST /campaigns/<int:campaign_id>/judges/<int:judge_id>/delete": CONFIRM,
     "GET /campaigns/<int:campaign_id>/export.<fmt>": CAMPAIGN_RESULTS,
     "POST /campaigns/<int:campaign_id>/invites": (ADMIN, {"campaign_released": ADMIN_POST, "released": ADMIN_POST}),
     "POST /campaigns/<int:campaign_id>/invites/<int:invite_id>/revoke": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/rebalance": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/release": CONFIRM,
+    "GET /campaigns/<int:campaign_id>/release": CONFIRM,      # a reload of the confirmation page asks again
     "GET /campaigns/<int:campaign_id>/results": CAMPAIGN_RESULTS,
     "GET /campaigns/<int:campaign_id>/results.json": ADMIN,
     "GET /campaigns/<int:campaign_id>/results/data.json": CAMPAIGN_RESULTS,
     "POST /campaigns/<int:campaign_id>/start": CONFIRM,
+    "GET /campaigns/<int:campaign_id>/start": CONFIRM,
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
@@ -153,6 +168,12 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /static/<path:filename>": EVERYONE,
     "GET /submissions": LOGGED_IN,
     "GET /submissions/<int:submission_id>": ("404 200 404 404 200 200", {"released": EVERYONE}),
+    "GET /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",   # the confirmation, as a POST
+                                                     {"open": "302 200 404 404 403 403",
+                                                      "released": "302 302 403 403 403 403"}),
+    "GET /submissions/<int:submission_id>/withdraw": ("302 302 404 404 403 403",
+                                                      {"open": "302 200 404 404 403 403",
+                                                       "released": "302 302 403 403 403 403"}),
     "POST /submissions/<int:submission_id>/primary": ("302 302 404 404 403 403",
                                                       {"open": "302 200 404 404 403 403",
                                                        "released": "302 302 403 403 403 403"}),
@@ -197,30 +218,31 @@ def _params():
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory):
-    """One app and one world per state, built on first use; their logged-in clients."""
+def matrix(tmp_path_factory, db_template):
+    """One app and one world per state, built on first use, on the backend the tests run on (PostgreSQL in
+    the second CI pass); their logged-in clients."""
     from enface import create_app
     from enface.config import TestConfig
-    from enface.migrate import upgrade
     from enface.services import leaderboard
+
+    from tests.support.databases import FreshDatabase
 
     built: dict[str, tuple] = {}
 
     def get(state: str):
         if state not in built:
             folder = tmp_path_factory.mktemp(f"matrix-{state}")
-            db_path = folder / "data" / "enface.sqlite"
-            db_path.parent.mkdir()
-            upgrade(f"sqlite:///{db_path}")
-            app = create_app(TestConfig.for_dir(folder / "data", f"sqlite:///{db_path}"))
+            database = FreshDatabase(db_template, folder / "data")
+            app = create_app(TestConfig.for_dir(folder / "data", database.url))
             leaderboard.clear_cache()
-            world = build_access_world(app, folder, state, db_path)
+            world = build_access_world(app, folder, state, database)
             built[state] = (world, {role: login_client(world, role) for role in ROLES})
         return built[state]
 
     yield get
     for world, _clients in built.values():
         world.app.extensions["enface_db"][0].dispose()
+        world.database.drop()
     leaderboard.clear_cache()
 
 

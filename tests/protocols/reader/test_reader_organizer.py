@@ -4,7 +4,9 @@ before the start (and kept by it), progress with locks, reading times and fast-r
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 
+from enface.campaigns import clock as core_clock
 from reader_api import Book
 from reader_helpers import books_of, new_study
 
@@ -101,7 +103,12 @@ def test_progress_locks_times_flags_and_results(world, clock):
     rows = re.findall(r'<tr class="stage-(\w+)">(.*?)</tr>', html, re.S)
     assert sorted(w for w, _ in rows) == ["immersive", "immersive", "locked", "locked"]
     locked = [row for w, row in rows if w == "locked"]
-    assert all("waiting (locked)" in row and "UTC" in row or "20" in row for row in locked)
+    for row in locked:   # stage, then when Part 2 opens: 24 hours after the reading (the lock)
+        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        assert cells[4] == "waiting (locked)", cells
+        opens = datetime.strptime(cells[5], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+        assert timedelta(hours=23, minutes=58) <= opens - core_clock.now().replace(tzinfo=timezone.utc) \
+            <= timedelta(hours=24), cells
     flagged = [row for _w, row in rows if "fast reading" in row]
     assert len(flagged) == 1 and "reader2" in flagged[0]
     assert "5:00" in html                                         # reader1's reading time per version

@@ -114,7 +114,8 @@ def test_leaderboard_is_ordered_by_rubric_then_by_mqm_when_both_are_released(wor
     assert rows["careful-mt"]["human"]["rubric"]["rank_range"] == "1–2"
     h2h = org.get(f"/leaderboard/{ts}/head-to-head").get_data(as_text=True)
     assert h2h.index("MQM (human)") < h2h.index("Rubric Σ (human)")
-    assert "Rubric Σ" in org.get(f"/leaderboard/{ts}/table-human-rubric.tex").get_data(as_text=True)
+    rubric_tex = org.get(f"/leaderboard/{ts}/table-human-rubric.tex").get_data(as_text=True)
+    assert "Rubric $\\Sigma$" in rubric_tex and rubric_tex.isascii()   # pdflatex needs no Unicode set-up
     assert "MQM" in org.get(f"/leaderboard/{ts}/table-human.csv").get_data(as_text=True).splitlines()[0]
     header = org.get(f"/leaderboard/{ts}.csv").get_data(as_text=True).splitlines()[0].split(",")
     assert header[-8:] == ["MQM", "MQM rank", "MQM rank range", "MQM cluster",

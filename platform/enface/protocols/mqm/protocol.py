@@ -14,7 +14,7 @@ from ...campaigns import logic, reading
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
-from ...campaigns.services.setup import parsed_ranges, system_labels
+from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
 from . import services as svc
@@ -89,17 +89,19 @@ class MQMProtocol(Protocol):
                 "source_words": "auto", "significance_unit": "segment", "significance_test": DEFAULT_TEST,
                 "instructions": "", "seed": "",
                 "words_per_second": str(DEFAULTS["words_per_second"]),
-                "systems": [s.id for s in submissions if default_selected(s)]}
+                "systems": [s.id for s in submissions if default_selected(s)], "references": []}
 
     def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
-        form.update({k: posted.get(k, "") for k in form if k != "systems"})
+        form.update({k: posted.get(k, "") for k in form if k not in ("systems", "references")})
         form["systems"] = [int(x) for x in posted.getlist("systems") if is_ascii_int(x)]
+        form["references"] = [int(x) for x in posted.getlist("references") if x in ("1", "2")]
         if form["docs_mode"] == "ranges" and not form["ranges"].strip():
             raise bad("invalid_ranges", "Write at least one document or range (or choose a sample).", field="ranges")
         seed = form["seed"].strip()
         return CampaignInput(
-            name=form["name"], submission_ids=form["systems"], protocol=self.key, redundancy=form["redundancy"],
-            strategy=form["strategy"], ranges=form["ranges"] if form["docs_mode"] == "ranges" else "",
+            name=form["name"], submission_ids=form["systems"], references=form["references"], protocol=self.key,
+            redundancy=form["redundancy"], strategy=form["strategy"],
+            ranges=form["ranges"] if form["docs_mode"] == "ranges" else "",
             sample_docs=form["sample_docs"], sample_words=form["sample_words"],
             settings={k: form[k] for k in DEFAULTS}, instructions=form["instructions"],
             seed=seed or None)
@@ -137,10 +139,12 @@ class MQMProtocol(Protocol):
         plans = []
         for r in ranges:
             words = sum(counter(s) for s in sources[r.doc][r.start - 1:r.end])
-            for v in campaign.systems:
-                if not svc.output_texts(v.submission_id, docs[r.doc].id, r.start - 1, r.end):
-                    raise bad("missing_output", f"submission {v.submission_id} has no output for {r}", 409)
-                team = v.submission.team_id
+            for v in campaign.versions:     # the human references chosen, then the systems
+                if not svc.version_texts(v, docs[r.doc].id, r.start - 1, r.end):
+                    what = (f"reference {v.reference} has a gap in" if v.is_reference
+                            else f"submission {v.submission_id} has no output for")
+                    raise bad("missing_output", f"{what} {r}", 409)
+                team = v.submission.team_id if v.submission is not None else None
                 plans.append(ItemPlan(document_id=docs[r.doc].id, seg_start=r.start - 1, seg_end=r.end,
                                       version_ids=[v.id], source_words=words, group=str(r),
                                       team_ids=frozenset({team}) if team else frozenset()))
@@ -157,7 +161,7 @@ class MQMProtocol(Protocol):
             if asg.id not in checked:
                 continue
             item = db.session.get(Item, asg.item_id)
-            texts = svc.output_texts(item.submission_id, item.document_id, item.seg_start, item.seg_end)
+            texts = svc.version_texts(item.version, item.document_id, item.seg_start, item.seg_end)
             found = logic.choose_attention(texts, kind, rng)
             if found is not None:
                 seg, cor = found
@@ -234,8 +238,8 @@ class MQMProtocol(Protocol):
         return evidence(campaign, document_id=document_id)
 
     def item_label(self, item: Item) -> str:
-        labels = system_labels(item.campaign)
-        return f"{labels.get(item.submission_id, '?')} · {super().item_label(item)}"
+        labels = version_labels(item.campaign)
+        return f"{labels.get(item.versions[0].version_id, '?')} · {super().item_label(item)}"
 
 
 

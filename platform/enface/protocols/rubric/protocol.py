@@ -47,6 +47,7 @@ class RubricProtocol(Protocol):
     dashboard_template = "rubric/dashboard.html"
     results_template = "rubric/results.html"
     new_template = "rubric/new.html"
+    uses_phenomena = True
 
     @property
     def blueprint(self):

@@ -48,6 +48,14 @@ from .scheme import (
     word_counter,
     words_per_second,
 )
-from .texts import item_outputs, output_texts, segment_texts, slice_outputs
+from .texts import (
+    item_outputs,
+    output_key,
+    output_texts,
+    reference_texts,
+    segment_texts,
+    slice_outputs,
+    version_texts,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

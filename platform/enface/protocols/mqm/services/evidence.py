@@ -31,7 +31,8 @@ def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict
             if m.deleted or m.seg == check:
                 continue
             out.append({"kind": "span", "campaign_id": campaign.id, "document": item.document.name,
-                        "seg": item.seg_start + m.seg, "submission_id": item.submission_id, "reference": None,
+                        "seg": item.seg_start + m.seg, "submission_id": item.submission_id,
+                        "reference": item.versions[0].version.reference if item.versions else None,
                         "rater": asg.annotator.rater, "side": m.side, "start": m.start_pos, "end": m.end_pos,
                         "text": m.text, "category": m.category, "subcategory": m.subcategory,
                         "severity": m.severity, "note": m.note})

@@ -19,7 +19,7 @@ from sqlalchemy.orm import selectinload
 import mqm
 
 from ....campaigns.models import Assignment, Campaign, Item
-from ....campaigns.services import bad, system_labels
+from ....campaigns.services import bad, version_labels
 from ....extensions import db
 from ....models import utcnow
 from ....services import ServiceError
@@ -40,14 +40,15 @@ def import_finished(campaign: Campaign, text: str, *, path: str = "annotations.t
         data = mqm.parse_tsv(text, path=path, scheme=get_scheme(scheme_name(campaign)), strict=True)
     except mqm.MQMInputError as exc:
         raise bad("invalid_annotations", str(exc), field="file") from None
-    subs = {label: sid for sid, label in system_labels(campaign).items()}
+    labels = version_labels(campaign)
+    subs = {label: vid for vid, label in labels.items()}    # systems and "reference N": by campaign version
     asgs = db.session.scalars(select(Assignment).where(Assignment.campaign_id == campaign.id)
                               .options(selectinload(Assignment.item).selectinload(Item.document),
                                        selectinload(Assignment.annotator), selectinload(Assignment.marks),
                                        selectinload(Assignment.attention))).all()
     index: dict[tuple[int, str, str], list[Assignment]] = defaultdict(list)
     for a in asgs:
-        index[(a.item.submission_id, a.item.document.name, a.annotator.rater)].append(a)
+        index[(a.item.versions[0].version_id, a.item.document.name, a.annotator.rater)].append(a)
 
     def where(row) -> tuple[Assignment, int]:
         sid = subs.get(row.system)
@@ -96,7 +97,7 @@ def import_finished(campaign: Campaign, text: str, *, path: str = "annotations.t
         if missing:
             raise bad("invalid_annotations", f"{path}: {asg.annotator.rater} did not judge "
                       f"{asg.item.document.name}:{asg.item.seg_start + missing[0] + 1} of "
-                      f"{system_labels(campaign).get(asg.item.submission_id)} (a segment without errors "
+                      f"{labels.get(asg.item.versions[0].version_id)} (a segment without errors "
                       "needs a No-error row)", field="file")
     now = utcnow()
     with db.write():

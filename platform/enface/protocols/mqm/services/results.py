@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -17,14 +17,14 @@ from mqm.scores import ranked as mqm_ranked
 
 from ....campaigns import reading
 from ....campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
-from ....campaigns.services import system_labels
+from ....campaigns.services import system_labels, version_labels
 from ....campaigns.services.ranking import official_ranking
 from ....extensions import db
 from ....models import TestSet
 from ....services.testsets import scoring_testset
 from .marks import attention_found
 from .scheme import get_scheme, scheme_name, significance_unit, word_counter, words_per_second
-from .texts import item_outputs, slice_outputs
+from .texts import item_outputs, output_key, slice_outputs
 
 
 def _global_offsets(ts: TestSet) -> dict[int, int]:
@@ -42,6 +42,11 @@ class CampaignRows:
     labels: dict[int, str]            # system_labels()
     items: list[Item]                 # by position, with their documents
     assignments: list[Assignment]     # with their marks, annotators and the annotators' accounts
+    versions: dict[int, str] = field(default_factory=dict)   # version_labels(): systems and "reference N"
+
+    def system(self, item: Item) -> str:
+        """The name of what ``item`` evaluates, in results and exports: its system, or "reference N"."""
+        return self.versions.get(item.versions[0].version_id, "?") if item.versions else "?"
 
 
 def load_rows(campaign: Campaign) -> CampaignRows:
@@ -53,7 +58,8 @@ def load_rows(campaign: Campaign) -> CampaignRows:
                                                          selectinload(Assignment.annotator)
                                                          .selectinload(CampaignAnnotator.user))
                               .where(Assignment.campaign_id == campaign.id)).all()
-    return CampaignRows(labels=system_labels(campaign), items=list(items), assignments=list(asgs))
+    return CampaignRows(labels=system_labels(campaign), items=list(items), assignments=list(asgs),
+                        versions=version_labels(campaign))
 
 
 def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: bool = True,
@@ -67,7 +73,6 @@ def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: boo
     ``only_finished`` is False (then the segments read so far count).
     """
     rows = rows if rows is not None else load_rows(campaign)
-    labels = rows.labels
     offsets = _global_offsets(campaign.testset)
     sources = {d.name: d.source for d in scoring_testset(campaign.testset).documents}
     outputs = item_outputs(campaign.id)
@@ -79,9 +84,9 @@ def build_data(campaign: Campaign, *, doc: str | None = None, only_finished: boo
     for item in rows.items:
         if doc is not None and item.document.name != doc:
             continue
-        system = labels.get(item.submission_id, str(item.submission_id))
+        system = rows.system(item)
         src = sources[item.document.name][item.seg_start:item.seg_end]
-        tgt = slice_outputs(outputs.get((item.submission_id, item.document_id), {}), item.seg_start, item.seg_end)
+        tgt = slice_outputs(outputs.get(output_key(item), {}), item.seg_start, item.seg_end)
         keys = []
         for k, (s, t) in enumerate(zip(src, tgt)):
             pos = item.seg_start + k
@@ -167,7 +172,7 @@ def compute_results(campaign: Campaign, *, doc: str | None = None, rows: Campaig
         sub = subs.get(sid)
         out["systems"][system] = {"submission_id": sid, "score": row["score"], "segments": row["segments"],
                                   "source_words": row["source_words"], "errors": row["errors"],
-                                  "group": sub.group if sub else "contrastive",
+                                  "group": sub.group if sub else "reference" if sid is None else "contrastive",
                                   "team": sub.owner_name if sub else "", "constrained": sub.constrained if sub else True}
     # all systems best first, those without a score last
     out["order"] = mqm_ranked(scores, hib)
@@ -192,7 +197,8 @@ def error_results(campaign: Campaign) -> dict:
     rows = load_rows(campaign)
     data = build_data(campaign, rows=rows)
     return {"errors": mqm.error_counts(data, get_scheme(scheme_name(campaign))),
-            "systems": {rows.labels[cs.submission_id]: {"group": cs.submission.group} for cs in campaign.systems}}
+            "systems": {**{rows.labels[cs.submission_id]: {"group": cs.submission.group} for cs in campaign.systems},
+                        **{rows.versions[v.id]: {"group": "reference"} for v in campaign.versions if v.is_reference}}}
 
 
 def results_for(campaign: Campaign, organizer: bool = False, *, errors_only: bool = False) -> dict:
@@ -218,7 +224,7 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
     pace_samples: dict[int, list[tuple[float, float]]] = {ann.id: [] for ann in campaign.annotators}
     per_item: dict[int, dict] = {}
     for item in rows.items:
-        per_item[item.id] = {"item": item, "system": rows.labels.get(item.submission_id, "?"),
+        per_item[item.id] = {"item": item, "system": rows.system(item),
                              "range": f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}",
                              "assignments": []}
     for a in sorted(rows.assignments, key=lambda a: (a.annotator.position, a.number)):

@@ -36,7 +36,7 @@ def get_scheme(name: str) -> mqm.Scheme:
 def non_translation_severity(scheme: mqm.Scheme) -> str:
     """The severity a whole-segment Non-translation mark gets: the heaviest one of the scheme.
 
-    (google-mqm weighs Non-translation 25 by a rule whatever the severity; in
+    (google-mqm weighs a Major Non-translation 25 by a rule, a Minor one 1, so the mark is Major; in
     wmt23-literary the heaviest severity, Critical, is 25 too.)
     """
     return max(scheme.severities, key=lambda s: s.weight).name

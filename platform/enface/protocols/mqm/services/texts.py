@@ -1,4 +1,5 @@
-"""The segments an MQM item shows: sources, the system's output, the attention check's corrupted target."""
+"""The segments an MQM item shows: sources, the system's output (or a human reference, evaluated blind like
+a system), the attention check's corrupted target."""
 
 from __future__ import annotations
 
@@ -20,8 +21,27 @@ def output_texts(sub_id: int, doc_id: int, start: int, end: int) -> list[str]:
     return [t for _p, t in rows] if [p for p, _t in rows] == list(range(start, end)) else []
 
 
+def reference_texts(reference: int, doc_id: int, start: int, end: int) -> list[str]:
+    """Segments ``start`` .. ``end - 1`` of human reference 1 or 2 of a document, or [] when one is missing."""
+    column = Segment.ref1 if reference == 1 else Segment.ref2
+    rows = db.session.execute(select(Segment.position, column)
+                              .where(Segment.document_id == doc_id, Segment.position >= start,
+                                     Segment.position < end).order_by(Segment.position)).all()
+    if [p for p, _t in rows] != list(range(start, end)) or any(t is None for _p, t in rows):
+        return []
+    return [t for _p, t in rows]
+
+
+def version_texts(version: CampaignVersion, doc_id: int, start: int, end: int) -> list[str]:
+    """What a campaign version (a system's output, or a human reference) says in segments ``start`` .. ``end - 1``."""
+    if version.reference is not None:
+        return reference_texts(version.reference, doc_id, start, end)
+    return output_texts(version.submission_id, doc_id, start, end)
+
+
 def item_outputs(campaign_id: int) -> dict[tuple[int, int], dict[int, str]]:
-    """{(submission id, document id): {position: text}}: the output segments of every item, in one query."""
+    """{(submission id, document id): {position: text}}: the output segments of every item, in one query.
+    Human references (items of a reference version) are keyed by ``(-reference, document id)``."""
     rows = db.session.execute(
         select(OutputSegment.submission_id, OutputSegment.document_id, OutputSegment.position, OutputSegment.text)
         .join(CampaignVersion, CampaignVersion.submission_id == OutputSegment.submission_id)
@@ -32,7 +52,26 @@ def item_outputs(campaign_id: int) -> dict[tuple[int, int], dict[int, str]]:
     out: dict[tuple[int, int], dict[int, str]] = defaultdict(dict)
     for sub_id, doc_id, pos, text in rows:
         out[(sub_id, doc_id)][pos] = text
+    refs = db.session.execute(
+        select(CampaignVersion.reference, Segment.document_id, Segment.position, Segment.ref1, Segment.ref2)
+        .join(ItemVersion, ItemVersion.version_id == CampaignVersion.id)
+        .join(Item, Item.id == ItemVersion.item_id)
+        .join(Segment, (Segment.document_id == Item.document_id) & (Segment.position >= Item.seg_start)
+              & (Segment.position < Item.seg_end))
+        .where(Item.campaign_id == campaign_id, CampaignVersion.reference.is_not(None)))
+    for ref, doc_id, pos, ref1, ref2 in refs:
+        text = ref1 if ref == 1 else ref2
+        if text is not None:
+            out[(-ref, doc_id)][pos] = text
     return out
+
+
+def output_key(item: Item) -> tuple[int, int]:
+    """The key of :func:`item_outputs` that holds ``item``'s texts."""
+    version = item.versions[0].version
+    if version.reference is not None:
+        return (-version.reference, item.document_id)
+    return (version.submission_id, item.document_id)
 
 
 def slice_outputs(texts: dict[int, str], start: int, end: int) -> list[str]:
@@ -72,7 +111,7 @@ def _segment_texts(asg: Assignment) -> list[dict]:
     src = db.session.execute(select(Segment.position, Segment.source)
                              .where(Segment.document_id == item.document_id, Segment.position >= item.seg_start,
                                     Segment.position < item.seg_end).order_by(Segment.position)).all()
-    tgt = output_texts(item.submission_id, item.document_id, item.seg_start, item.seg_end)
+    tgt = version_texts(item.version, item.document_id, item.seg_start, item.seg_end)
     out = []
     for k, ((pos, source), target) in enumerate(zip(src, tgt)):
         if check is not None and check.seg == k:

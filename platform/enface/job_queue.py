@@ -43,6 +43,8 @@ QUEUES = {"validate": ("enface.validate_submission", "cpu"),
           # LLM judges (enface.judges) wait on remote endpoints, not on CPUs: their own queue.
           "judge": ("enface.run_judge", "llm")}
 SWEEP_TASK = "enface.sweep"
+PING_TASK = "enface.ping"   # enface doctor: sent to one queue at a time, answered by whichever worker serves it
+WORKER_QUEUES = ("cpu", "gpu", "llm")
 
 
 def celery_init_app(app: Flask) -> Celery:

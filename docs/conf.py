@@ -1,0 +1,75 @@
+"""Sphinx configuration of the Enface manual (MyST Markdown pages, API reference from the docstrings).
+
+Screenshots are not committed: they are the real-browser tests' artefacts (tests/artifacts/, git-ignored),
+copied here at build time so that the manual always shows the pages as the code draws them today.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from sphinx.errors import ConfigError
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+# The libraries and the platform package, importable for autodoc without an install.
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+
+project = "Enface"
+author = "the Enface developers"
+copyright = "2026, the Enface developers"  # noqa: A001 (the name Sphinx reads)
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.viewcode",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+autosummary_generate = True
+# Each object is documented where it is defined, not again where a package re-exports it.
+autodoc_default_options = {"members": True, "ignore-module-all": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+# Heavy optional imports the reference does not need to load.
+autodoc_mock_imports = ["comet", "torch", "pytorch_lightning", "lightning"]
+nitpicky = False
+
+html_theme = "furo"
+html_title = "Enface"
+html_static_path = []
+
+# Every screenshot a page shows, by its name under tests/artifacts/ (the test that takes it is in
+# development/docs.md). `make docs` runs those tests when one is missing.
+SCREENSHOTS = {
+    "e2e-leaderboard.png",
+}
+SHOTS_DIR = DOCS / "_screenshots"
+# The README's screenshot must be committed to show on a forge; each build refreshes it from the same artefact.
+README_SHOT = ("e2e-leaderboard.png", DOCS / "images" / "leaderboard.png")
+
+
+def copy_screenshots(app) -> None:
+    source = ROOT / "tests" / "artifacts"
+    missing = sorted(name for name in SCREENSHOTS if not (source / name).is_file())
+    if missing:
+        raise ConfigError(
+            "the manual's screenshots come from the real-browser tests, and these are missing from "
+            f"{source}: {', '.join(missing)}. Run `make screenshots` (or `make docs`, which runs it).")
+    SHOTS_DIR.mkdir(exist_ok=True)
+    for name in SCREENSHOTS:
+        shutil.copy2(source / name, SHOTS_DIR / name)
+    name, readme_copy = README_SHOT
+    if readme_copy.read_bytes() != (source / name).read_bytes():
+        shutil.copyfile(source / name, readme_copy)
+
+
+def setup(app):
+    app.connect("builder-inited", copy_screenshots)

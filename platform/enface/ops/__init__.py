@@ -1,0 +1,2 @@
+"""Operating a deployment: ``enface doctor`` (:mod:`.doctor`), ``enface backup`` / ``restore`` (:mod:`.backup`)
+and the structured logs (:mod:`.logs`)."""
