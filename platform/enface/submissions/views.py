@@ -8,7 +8,7 @@ from ..auth.forms import EmptyForm
 from ..confirm import ask, confirmed
 from ..extensions import db
 from ..forms import choices
-from ..services import Forbidden, NotFound, ServiceError
+from ..services import Forbidden, NotFound, ServiceError, is_ascii_int
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
 from ..services.archive_names import safe_part
@@ -101,7 +101,7 @@ def detail(submission_id: int):
     sub = subs.get_visible(current_user, submission_id)
     owner = current_user.is_authenticated and (subs.can_manage(current_user, sub) or current_user.is_organizer)
     undo = None
-    if owner and request.args.get("undo", "").isdigit():
+    if owner and is_ascii_int(request.args.get("undo", "")):
         # Just switched: offer to make the previous primary primary again, while that is still possible.
         prev = db.session.get(subs.Submission, int(request.args["undo"]))
         if (prev is not None and prev.team_id == sub.team_id and prev.testset_id == sub.testset_id
