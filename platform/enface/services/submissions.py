@@ -117,9 +117,16 @@ def can_view(user: User | None, sub: Submission) -> bool:
             return True
         if sub.team_id is not None and user.team_id == sub.team_id:
             return True
-    # After release, scored systems on the leaderboard are public.
-    return (sub.testset.released and sub.state == "scored" and not sub.withdrawn
-            and (sub.slot is not None or sub.label == "baseline"))
+    # After release, scored systems on the leaderboard are public; so is a system withdrawn after the
+    # freeze while the frozen standings (the record the public board shows) still hold it.
+    return sub.testset.released and sub.state == "scored" and (
+        (not sub.withdrawn and (sub.slot is not None or sub.label == "baseline")) or in_frozen_board(sub))
+
+
+def in_frozen_board(sub: Submission) -> bool:
+    """Whether the test set's frozen standings (:mod:`.freeze`) hold ``sub``."""
+    board = sub.testset.frozen_board if sub.testset.frozen_at is not None else None
+    return bool(board) and any(r.get("submission_id") == sub.id for r in board.get("rows", []))
 
 
 def can_manage(user: User | None, sub: Submission) -> bool:
@@ -554,7 +561,7 @@ def submission_dict(sub: Submission, *, with_report: bool = True, private: bool 
     """The API's view of a submission. ``private`` (the owning team, organizers): the files (names, sizes,
     hashes) and the timeline as written; otherwise no files and the timeline without e-mail addresses.
     ``with_report``: the validation report (the owning team and organizers only). ``operator`` (organizers):
-    n/a reasons with the operator's instructions (:mod:`.reasons`)."""
+    n/a reasons with the operator's instructions (:mod:`~enface.services.reasons`)."""
     scores = {}
     segment_scores = {}
     for s in sub.scores:

@@ -265,7 +265,7 @@ def bump_scores_version(session, testset_id: int) -> None:
 
 def note_leaderboard_change(session, testset_id: int) -> None:
     """Marks the session: once it commits, this process's leaderboard reads the test set's versions again
-    at once (the listener is in :mod:`.leaderboard`; other processes see it within a second)."""
+    at once (the listener is in :mod:`~enface.services.leaderboard`; other processes see it within a second)."""
     session.info.setdefault(LEADERBOARD_CHANGES, set()).add(testset_id)
 
 

@@ -63,7 +63,7 @@ def counterbalanced_pairs(campaign: Campaign, plans: list[ItemPlan], annotators:
 
 
 def plan_by_strategy(campaign: Campaign, plans: list[ItemPlan]) -> list[tuple[int, int, dict]]:
-    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`.logic`); "pairs" plans say
+    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`~enface.campaigns.logic`); "pairs" plans say
     which version is read first ({"first": 1 or 2})."""
     if campaign.strategy == "pairs":
         annotators = list(campaign.annotators)
