@@ -272,6 +272,22 @@ def test_a_reader_walks_through_the_study(live, browser):
     answer_form(page, "chunk-form", {"preference": "2", "justification": "T2 reads better here.",
                                      "difficulty": "similar"})
     page.click("#chunk-form fieldset[data-q='difficulty'] legend")
+    # a mouse highlight after the answers, then Tab and the arrow keys: the preference stays T2
+    page.locator(".rd-text[data-side='1'] .t[data-k='3']").scroll_into_view_if_needed()
+    select_words(page, "1", 3, 4)
+    page.click("#hl-popover button[data-label='poor']")
+    assert page.evaluate("document.activeElement.dataset.side") == "1"     # focus back on the text
+    for key in ("Tab", "Tab", "Tab", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowLeft"):
+        page.keyboard.press(key)
+    assert page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.focus("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.keyboard.press("ArrowLeft")            # the focus moves, the choice does not
+    assert page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    assert page.evaluate("document.activeElement.value") != "2"
+    page.keyboard.press("Space")                # Space chooses
+    assert not page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.click("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.locator(".rd-text[data-side='1'] mark.hl.poor").click()          # (the extra highlight goes again)
 
     # reload mid-way: every answer and highlight is still there
     reload(page)
