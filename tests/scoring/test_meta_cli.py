@@ -179,8 +179,8 @@ def test_score_segments_flag_writes_segment_keys(tmp_path):
 
     ts = load_testset(ROOT / "data" / "demo" / "testset")
     assert res["segment_keys"] == [[d.name, i] for d in ts.documents for i in range(len(d.source))]
-    # chrF has no per-segment values (COMET has; an LLM judge's file may): the key is there, empty
-    assert "segments" in res["systems"][0]["scores"]["chrf"] and res["systems"][0]["scores"]["chrf"]["segments"] is None
+    # chrF keeps sentence-level values (sacrebleu's sentence_score), one per segment key
+    assert len(res["systems"][0]["scores"]["chrf"]["segments"]) == len(res["segment_keys"])
     plain = json.loads(subprocess.run([sys.executable, "-m", "scoring", "score", "data/demo/testset",
                                        "data/demo/systems/strong-mt", "-m", "chrf", "--json"], cwd=ROOT,
                                       capture_output=True, text=True, timeout=300).stdout)
