@@ -256,6 +256,12 @@ def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
         board = copy.deepcopy(ts.frozen_board)
         board.setdefault("auto", {"state": "hidden", "metrics": {}})   # frozen before clusters were kept
         board["frozen_at"] = ts.frozen_at.isoformat() if ts.frozen_at else None
+        # The frozen standings are the record: a system withdrawn since stays in them, marked (docs:
+        # operations/security, "Withdrawn after a freeze").
+        later = set(db.session.scalars(select(Submission.id).where(Submission.testset_id == ts.id,
+                                                                   Submission.withdrawn_at.is_not(None))))
+        for row in board["rows"]:
+            row["withdrawn_after_freeze"] = row["submission_id"] in later
     else:
         board = _build(ts, auto_ranking.stored(testset_id))
         board["frozen_at"] = None
