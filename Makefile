@@ -11,8 +11,8 @@ export ENFACE_DATA_DIR
 
 .PHONY: venv install check-ter test lint demo demo-cli bench clean fuzz faults races access-matrix load docs screenshots wheel-smoke
 
-# setup.py builds the compiled TER (scoring/metrics/_ter.c); a change to it reinstalls.
-$(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c
+# setup.py builds the compiled TER (scoring/metrics/_ter.c) and n-gram counts (_ngrams.c); a change reinstalls.
+$(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c scoring/metrics/_ngrams.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "$(TORCH)"

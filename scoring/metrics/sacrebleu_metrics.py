@@ -65,13 +65,17 @@ def make_metric(key: str, tgt_lang: str = "", sentence: bool = False):
     from sacrebleu.metrics import BLEU, CHRF, TER
 
     from ..languages import bleu_language
+    from .fast_ngrams import CompiledBLEU, CompiledCHRF
+    from .fast_ngrams import backend as ngrams_backend
     from .fast_ter import CompiledTER, backend
 
     spec = SACREBLEU_METRICS[key]
+    # BLEU's and chrF's n-gram counting compiled (fast_ngrams.py), unless ENFACE_NGRAMS=sacrebleu or not built.
+    compiled = ngrams_backend() == "compiled"
     if spec.factory == "BLEU":
-        return BLEU(trg_lang=bleu_language(tgt_lang), effective_order=sentence)
+        return (CompiledBLEU if compiled else BLEU)(trg_lang=bleu_language(tgt_lang), effective_order=sentence)
     if spec.factory == "CHRF":
-        return CHRF()
+        return CompiledCHRF() if compiled else CHRF()
     # sacrebleu's TER, its edit distance compiled (fast_ter.py), unless ENFACE_TER=sacrebleu or not built.
     return CompiledTER() if backend() == "compiled" else TER()
 

@@ -1,11 +1,11 @@
 """The reader study's settings, guidelines and per-reader plan (pure: no database).
 
-A plan is what the start decides for one reader and one book, stored in ``Assignment.plan``:
+A plan is what the start decides for one reader and one book, stored in ``Assignment.plan``::
 
-``{"first": "1"|"2",            # the campaign version read first (Translation 1 to this reader)
-   "chunks": [[s, e], ...],     # close-reading chunks: segment offsets in the item, half-open
-   "display": [["2", "1"], ...],# per chunk, the campaign versions shown left (T1) and right (T2)
-   "post": bool}``              # the post-study questions are asked on this assignment (the reader's last)
+    {"first": "1"|"2",            # the campaign version read first (Translation 1 to this reader)
+     "chunks": [[s, e], ...],     # close-reading chunks: segment offsets in the item, half-open
+     "display": [["2", "1"], ...],# per chunk, the campaign versions shown left (T1) and right (T2)
+     "post": bool}                # the post-study questions are asked on this assignment (the reader's last)
 
 Campaign versions "1" and "2" are the campaign's first and second chosen version (by default
 reference 1 and a system); presentation labels are the reader's "Translation 1/2" and "T1/T2".
