@@ -248,7 +248,9 @@ def cmd_score(args) -> int:
                    "significance": significance}
         if args.segments:
             payload["segment_keys"] = [[d.name, i] for d in testset.documents for i in range(len(d.source))]
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        # With segment scores (tens of thousands of numbers) the object is printed on one line: json's
+        # C encoder does not indent, and an indented file would hold one number per line.
+        print(json.dumps(payload, ensure_ascii=False, indent=None if args.segments else 2))
     else:
         print(format_table(results, args.metrics, args.width))
         if significance:
