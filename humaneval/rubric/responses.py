@@ -3,7 +3,7 @@
 Fields: ``document``, ``segment``, ``system``, ``rater``, ``dimension``, ``sp``, ``g_1``, ``g_2``;
 optional ``item`` (default ``document:segment:dimension:system``), ``refusal`` (empty/null,
 ``justified`` or ``unjustified``) and ``comment``. A CSV names them in its header (other columns
-are ignored). Every row is checked against the rubric's rules (:func:`.rules.check_scores`);
+are ignored). Every row is checked against the rubric's rules (:func:`~humaneval.rubric.rules.check_scores`);
 errors name the file and the line.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,13 @@ REQUIRED = ("document", "segment", "system", "rater", "dimension", *CRITERION_KE
 OPTIONAL = ("item", "refusal", "comment")
 
 
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+
+
 def _int(value: Any) -> Any:
-    """CSV cells are text: "2" is 2; anything else is left for the rules to refuse."""
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    """CSV cells are text: "2" is 2 (ASCII digits only: "²" is a digit to str.isdigit, not to int); anything
+    else is left for the rules to refuse."""
+    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
         return int(value.strip())
     return value
 

@@ -1,19 +1,18 @@
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import BooleanField, DateTimeLocalField, IntegerField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
-from ..forms import choices
+from ..forms import Form, choices
 from ..models import ROLES
 
 
-class ImportForm(FlaskForm):
+class ImportForm(Form):
     task = StringField("Task (created if new), e.g. Literary 2026", validators=[DataRequired(), Length(max=100)])
     name = StringField("Test set name (empty: the name in testset.json)", validators=[Optional(), Length(max=200)])
     archive = FileField("Test set as a zip: testset.json, source/, ref1/, ref2/")
 
 
-class SettingsForm(FlaskForm):
+class SettingsForm(Form):
     opens_at = DateTimeLocalField("Opens at (UTC; empty: closed, not scheduled yet)", format="%Y-%m-%dT%H:%M",
                                   validators=[Optional()])
     deadline = DateTimeLocalField("Deadline (UTC; empty: no deadline)", format="%Y-%m-%dT%H:%M",
@@ -28,9 +27,9 @@ class SettingsForm(FlaskForm):
     description = TextAreaField("Description", validators=[Length(max=5000)])
 
 
-class RoleForm(FlaskForm):
+class RoleForm(Form):
     role = SelectField("Role", choices=choices([(r, r) for r in ROLES]))
 
 
-class TeamVerifyForm(FlaskForm):
+class TeamVerifyForm(Form):
     verified = BooleanField("Verified")

@@ -16,6 +16,8 @@ from . import bp
 from .forms import ImportForm, RoleForm, SettingsForm
 
 MAX_PHENOMENA_BYTES = 5 * 10**6
+#: the settings form's fields a post must carry (empty is a value: "no deadline"); an unticked checkbox is absent
+SETTINGS_FIELDS = ("opens_at", "deadline", "quota_per_day", "quota_total", "description")
 
 
 @bp.get("/")
@@ -59,7 +61,13 @@ def import_testset():
 def testset(testset_id: int):
     ts = testsets_svc.get_testset(testset_id)
     form = SettingsForm(obj=None if request.method == "POST" else _settings_obj(ts))
-    if form.validate_on_submit():
+    missing = [k for k in SETTINGS_FIELDS if k not in request.form] if request.method == "POST" else []
+    if missing:   # a partial post would close (no opening time), hide or reopen the test set unasked
+        flash(f"The settings form is missing {', '.join(missing)}: nothing was changed. Reload the page and save "
+              "again.", "error")
+        form = SettingsForm(formdata=None, obj=_settings_obj(ts))
+        status = 400
+    elif form.validate_on_submit():
         try:
             testsets_svc.update_settings(ts, opens_at=form.opens_at.data, deadline=form.deadline.data,
                                          quota_per_day=form.quota_per_day.data, quota_total=form.quota_total.data,
@@ -71,10 +79,13 @@ def testset(testset_id: int):
         else:
             flash("Settings saved.", "success")
             return redirect(url_for("admin.testset", testset_id=ts.id))
+        status = 200
+    else:
+        status = 200
     submissions = db.session.scalars(select(Submission).options(selectinload(Submission.team))
                                      .where(Submission.testset_id == ts.id).order_by(Submission.id.desc())).all()
     return render_template("admin/testset.html", ts=ts, form=form, submissions=submissions,
-                           action_form=EmptyForm(), phenomena_count=count_phenomena(ts))
+                           action_form=EmptyForm(), phenomena_count=count_phenomena(ts)), status
 
 
 @bp.post("/testsets/<int:testset_id>/phenomena")
@@ -155,8 +166,8 @@ def sweep_now():
 
 
 def people():
-    """Every account but the LLM judges' machine accounts (they cannot log in: no reset link, no role to set;
-    each judge's page manages it)."""
+    """Every account but the LLM judges' machine accounts (they cannot log in: the reset rule gives them no
+    link, and no role can be set on one; each judge's page manages it)."""
     from ..judges.models import Judge
 
     return db.session.scalars(select(User).where(User.id.not_in(select(Judge.user_id))).order_by(User.id)).all()
@@ -188,7 +199,9 @@ def users():
 
 @bp.post("/users/<int:user_id>/reset-link")
 def reset_link(user_id: int):
-    user = person(user_id)
+    user = db.session.get(User, user_id)   # a judge's machine account too: the reset rule refuses it (403)
+    if user is None:
+        raise NotFound("user")
     if not EmptyForm().validate_on_submit():
         return redirect(url_for("admin.users"))
     try:

@@ -7,6 +7,7 @@ import re
 from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 
+from ..services import ServiceError
 from ..services import freeze as freeze_svc
 from ..services.testsets import get_testset
 from . import bp
@@ -55,7 +56,11 @@ def download_file(testset_id: int, path: str):
 def freeze(testset_id: int):
     _organizer_only()
     ts = get_testset(testset_id)
-    if request.form.get("action") == "unfreeze":
+    action = request.form.get("action")
+    if action not in ("freeze", "unfreeze"):
+        raise ServiceError("invalid_form", "say what to do: action=freeze or action=unfreeze (nothing was changed)",
+                           400)
+    if action == "unfreeze":
         freeze_svc.unfreeze(ts)
         flash("The freeze is lifted: everyone sees the live standings again.", "success")
     else:
@@ -69,6 +74,8 @@ def freeze(testset_id: int):
 @login_required
 def licence(testset_id: int):
     _organizer_only()
-    freeze_svc.set_licence(get_testset(testset_id), request.form.get("licence", ""))
+    if "licence" not in request.form:     # a post without the field would erase the terms
+        raise ServiceError("invalid_form", "the form has no licence field: nothing was changed", 400)
+    freeze_svc.set_licence(get_testset(testset_id), request.form["licence"])
     flash("Licence terms saved: the release README quotes them.", "success")
     return redirect(url_for("browse.downloads", testset_id=testset_id))

@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import Document, OutputSegment, Segment, TestSet
-from ..services import NotFound
+from ..services import NotFound, is_ascii_int
 
 
 def get_document(ts: TestSet, name: str) -> Document:
@@ -34,7 +34,7 @@ def document_lines(doc: Document, submission_ids: list[int]) -> list[dict]:
 
 def version_text(line: dict, key: str) -> str | None:
     """The text of version ``key`` (a submission id as a string, or ref1/ref2) on one line."""
-    if key.startswith("ref") and key[3:].isdigit():
+    if key.startswith("ref") and is_ascii_int(key[3:]):
         n = int(key[3:]) - 1
         return line["refs"][n] if 0 <= n < len(line["refs"]) else None
-    return line["outputs"].get(int(key)) if key.isdigit() else None
+    return line["outputs"].get(int(key)) if is_ascii_int(key) else None

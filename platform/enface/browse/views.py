@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import render_template, request
 from flask_login import current_user
 
-from ..services import NotFound, ServiceError
+from ..services import NotFound, ServiceError, is_ascii_int
 from . import bp
 from .context import browse_context
 from .diff import similarity, word_diff
@@ -69,7 +69,7 @@ def diff(testset_id: int):
             raise ServiceError("invalid_field", f"unknown version {key[:40]!r}: give the id of a system you "
                                "may see, or ref1/ref2 where the references are public", 400,
                                {"field": "a" if key == a else "b"})
-    ids = [int(k) for k in (a, c) if k.isdigit()]
+    ids = [int(k) for k in (a, c) if is_ascii_int(k)]
     rows = []
     for ln in document_lines(doc, ids):
         left_text, right_text = version_text(ln, a) or "", version_text(ln, c) or ""
@@ -113,7 +113,7 @@ def system(testset_id: int, submission_id: int):
 
 def _chosen_systems(b, requested: list[str]) -> list[int]:
     visible = [r["submission_id"] for r in b.systems]
-    ids = [int(x) for x in requested if x.isdigit() and int(x) in visible]
+    ids = [int(x) for x in requested if is_ascii_int(x) and int(x) in visible]
     ids = list(dict.fromkeys(ids))[:MAX_SYSTEMS]
     return ids or visible[:2]
 

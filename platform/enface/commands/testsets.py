@@ -269,10 +269,10 @@ def _testset(testset_id: str):
 
 def _change(testset_id: str, done: str, **changes) -> None:
     """Apply ``changes`` to a test set through the same service as the web settings; exit 1 when refused."""
-    from ..services import ServiceError
+    from ..services import ServiceError, is_ascii_int
     from ..services.testsets import change_settings, get_testset, settings_dict
 
-    if not testset_id.isascii() or not testset_id.isdigit() or len(testset_id) > 9:
+    if not is_ascii_int(testset_id):
         fail(f"{testset_id!r} is not a test set id (a number; see enface testset list)")
     app = load_app()
     with app.app_context():

@@ -14,7 +14,7 @@ from ..campaigns.models import Assignment, CampaignAnnotator, Response
 from ..campaigns.protocol import protocol_of
 from ..campaigns.services import version_labels
 from ..extensions import db
-from ..services import NotFound
+from ..services import NotFound, is_ascii_int
 from .models import Judge, JudgeItem
 from .running import is_alive, tasks_of
 
@@ -112,7 +112,7 @@ def side_by_side(judge: Judge) -> dict[str, Any]:
             agreement_rows.append({"item": ident, "rater": "judge", **record.scores})
         rows.append({"item": item, "task": task, "humans": human, "record": record})
     figures = judge_vs_humans(agreement_rows, "judge") if any(r["rater"] == "judge" for r in agreement_rows) else None
-    return {"rows": rows, "raters": sorted(raters, key=lambda r: int(r[5:]) if r[5:].isdigit() else 0),
+    return {"rows": rows, "raters": sorted(raters, key=lambda r: int(r[5:]) if is_ascii_int(r[5:]) else 0),
             "agreement": figures}
 
 

@@ -172,7 +172,7 @@ def _versions(testset_id: int) -> tuple[int, int | None] | None:
 
 @event.listens_for(Session, "after_commit")
 def _forget_changed(session) -> None:
-    """A committed write that changed a leaderboard (:func:`.testsets.note_leaderboard_change`): read again."""
+    """A committed write that changed a leaderboard (:func:`~enface.services.testsets.note_leaderboard_change`): read again."""
     for testset_id in session.info.pop(LEADERBOARD_CHANGES, ()):
         forget_versions(testset_id)
 
@@ -222,7 +222,7 @@ def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
 def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
     """All rows of a test set's leaderboard, cached until its scores, labels, releases or clusters change.
 
-    ``frozen``: the automatic standings as of the freeze (:mod:`.freeze`), when the test set is
+    ``frozen``: the automatic standings as of the freeze (:mod:`~enface.services.freeze`), when the test set is
     frozen, with the human rankings released since; else the live ones.
 
     The key is (scores_version, the clusters' version), read in one query per request:
@@ -256,6 +256,12 @@ def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
         board = copy.deepcopy(ts.frozen_board)
         board.setdefault("auto", {"state": "hidden", "metrics": {}})   # frozen before clusters were kept
         board["frozen_at"] = ts.frozen_at.isoformat() if ts.frozen_at else None
+        # The frozen standings are the record: a system withdrawn since stays in them, marked (docs:
+        # operations/security, "Withdrawn after a freeze").
+        later = set(db.session.scalars(select(Submission.id).where(Submission.testset_id == ts.id,
+                                                                   Submission.withdrawn_at.is_not(None))))
+        for row in board["rows"]:
+            row["withdrawn_after_freeze"] = row["submission_id"] in later
     else:
         board = _build(ts, auto_ranking.stored(testset_id))
         board["frozen_at"] = None

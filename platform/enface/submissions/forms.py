@@ -1,12 +1,11 @@
-from flask_wtf import FlaskForm
 from flask_wtf.file import MultipleFileField
 from wtforms import BooleanField, RadioField, SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from ..forms import choices
+from ..forms import Form, choices
 
 
-class SubmitForm(FlaskForm):
+class SubmitForm(Form):
     files = MultipleFileField("Output files")
     label = SelectField("Label", choices=choices([("primary", "Primary"), ("contrastive", "Contrastive")]))
     constrained = RadioField("Training data", default="constrained",

@@ -1,20 +1,20 @@
 from flask import abort, flash, redirect, render_template, url_for
 from flask_login import current_user, login_required
-from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import DataRequired, Length
 
 from ..auth.forms import EmptyForm
+from ..forms import Form
 from ..services import ServiceError, accounts
 from . import bp
 
 
-class CreateTeamForm(FlaskForm):
+class CreateTeamForm(Form):
     name = StringField("Team name", validators=[DataRequired(), Length(max=100)])
     affiliation = StringField("Affiliation (optional)", validators=[Length(max=200)])
 
 
-class JoinTeamForm(FlaskForm):
+class JoinTeamForm(Form):
     invite_code = StringField("Invite code", validators=[DataRequired(), Length(max=64)])
 
 

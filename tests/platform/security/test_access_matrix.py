@@ -44,7 +44,7 @@ RANKINGS = ("404 404 404 404 200 200", {"released": EVERYONE})
 # The output browser and the release downloads: organizers always, the others after release, except an
 # annotator still judging blind in a running campaign on the test set (the world's rubric campaign): 403.
 BROWSE = ("404 404 404 404 200 200", {"released": "200 200 200 403 200 200"})
-BROWSE_ORGANIZER_POST = "302 403 403 403 302 302"    # freeze, licence: login first, then organizers only
+BROWSE_ORGANIZER_POST = "302 403 403 403 400 400"    # freeze, licence: login first, then organizers only
 JUDGE_PAGE = ADMIN                    # LLM judges: organizers only, as every campaign page
 
 EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
@@ -58,7 +58,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /admin/sweep": ADMIN_POST,
     "POST /admin/teams/<int:team_id>/verify": ADMIN_POST,
     "GET /admin/testsets/<int:testset_id>": ADMIN,
-    "POST /admin/testsets/<int:testset_id>": ADMIN_POST,
+    "POST /admin/testsets/<int:testset_id>": "302 404 404 404 400 400",   # 400: an empty post changes nothing
     "POST /admin/testsets/<int:testset_id>/rescore": ADMIN_POST,
     "POST /admin/testsets/<int:testset_id>/rename": ADMIN_POST,        # 302: flashed (an empty name is refused)
     "GET /admin/testsets/<int:testset_id>/delete": CONFIRM,          # the confirmation page (disabled once submitted to)
@@ -114,8 +114,8 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /browse/<int:testset_id>/downloads/release.zip": BROWSE,
     "GET /browse/<int:testset_id>/spans": BROWSE,
     "GET /browse/<int:testset_id>/system/<int:submission_id>": BROWSE,
-    "POST /browse/<int:testset_id>/freeze": BROWSE_ORGANIZER_POST,
-    "POST /browse/<int:testset_id>/licence": BROWSE_ORGANIZER_POST,
+    "POST /browse/<int:testset_id>/freeze": BROWSE_ORGANIZER_POST,     # 400: no action, nothing frozen
+    "POST /browse/<int:testset_id>/licence": BROWSE_ORGANIZER_POST,    # 400: no licence field, nothing erased
     "GET /campaigns/": ADMIN,
     "GET /campaigns/<int:campaign_id>": ADMIN,
     "POST /campaigns/<int:campaign_id>/annotators": ADMIN_POST,

@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...services import ServiceError
+from ...services import ServiceError, is_ascii_int
 from .questions import CHOICE, CHUNK, COMPARE, POST, SCALE, SINGLE, TEXT, Question
 
 # Steps of the immersive stage (one page, in this order).
@@ -140,7 +140,7 @@ def _needs_stage(ctx: Context, stage: str, kind: str) -> None:
 
 
 def _chunk_index(ctx: Context, key: str) -> int:
-    if not key.isdigit() or not 1 <= int(key) <= len(ctx.chunks) or key != str(int(key)):
+    if not is_ascii_int(key) or not 1 <= int(key) <= len(ctx.chunks) or key != str(int(key)):
         raise refuse(f"key must be a chunk number from 1 to {len(ctx.chunks)}", "key")
     return int(key) - 1
 

@@ -25,6 +25,7 @@ from ...campaigns.services import (
     testset_docs,
 )
 from ...campaigns.services.ranking import significance_test
+from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
 from . import page, responses, results
 from .settings import DEFAULTS, campaign_rubric, clean_settings
@@ -76,13 +77,13 @@ class RubricProtocol(Protocol):
 
     def input_from_form(self, form: dict[str, Any], posted) -> CampaignInput:
         form.update({k: posted.get(k, "") for k in form if k != "systems"})
-        form["systems"] = [int(x) for x in posted.getlist("systems") if x.isdigit()]
+        form["systems"] = [int(x) for x in posted.getlist("systems") if is_ascii_int(x)]
         seed = form["seed"].strip()
         return self.campaign_input(
             name=form["name"], submission_ids=form["systems"], redundancy=form["redundancy"],
             strategy=form["strategy"], ranges=form["ranges"], instructions=form["instructions"],
             rubric=form["rubric_json"].strip() or form["rubric"], show_reference=bool(form["show_reference"]),
-            guidelines=form["guidelines"], seed=int(seed) if seed.isdigit() else None,
+            guidelines=form["guidelines"], seed=int(seed) if is_ascii_int(seed) else None,
             significance_test=form["significance_test"])
 
     def campaign_input(self, *, name: str, submission_ids: list[int], redundancy: Any = 1, strategy: str = "",

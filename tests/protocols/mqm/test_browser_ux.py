@@ -1,0 +1,78 @@
+# ruff: noqa: F811  (the fixtures are imported from test_browser.py, as in test_browser_fixes.py)
+"""The MQM page as annotators found it (issue 15), in a real browser: the sticky column header leaves no
+gap for scrolled text, "--" is one word, after Finish the "next item" link is on screen, and the scheme's
+definitions say "source". Screenshots: tests/artifacts/mqm-ux-*.png."""
+
+from __future__ import annotations
+
+import pytest
+from test_browser import (  # noqa: F401  (the fixtures: pytest finds them in this module's namespace)
+    _no_js_errors,
+    live,
+    login,
+    open_item,
+    read_to_end,
+    shot,
+)
+
+from tests.support.campaigns import assignments_of, new_campaign
+
+pytestmark = pytest.mark.browser
+
+
+def test_sticky_header_dashes_definitions_and_the_next_item(live, browser):
+    base, world = live
+    cid = new_campaign(world, annotators=("ann3@example.org",), redundancy=1, ranges="river.1\norchard", seed=90)
+    items = assignments_of(world, cid, "ann3@example.org")
+    assert len(items) >= 2
+    ctx, page = login(browser, base, "ann3@example.org")
+    page.set_viewport_size({"width": 1280, "height": 520})
+    open_item(page, base, items[0]["public_id"])
+
+    # "--" is one word, as a person reads it (a dash), not two
+    counts = page.evaluate("""() => ['a -- b', 'well---no', 'so...', 'x - y'].map(
+        t => window.enfaceAnnotate.tokens(t).map(k => t.slice(k.a16, k.b16)))""")
+    assert counts == [["a", "--", "b"], ["well", "---", "no"], ["so", "..."], ["x", "-", "y"]]
+
+    # the sticky column header meets the top bar: nothing shows through between them once scrolled
+    page.evaluate("window.scrollTo(0, 400)")
+    page.wait_for_timeout(100)
+    gap = page.evaluate("""() => {
+        const bar = document.querySelector('#topbar').getBoundingClientRect();
+        const cols = document.querySelector('.cols').getBoundingClientRect();
+        return cols.top - bar.bottom; }""")
+    assert -1.5 <= gap <= 0, f"{gap} px between the top bar and the column header (< 0: hidden under it)"
+    # ... also after the top bar changed height (its texts wrap to another row, or back)
+    for width in (900, 1280, 700):
+        page.set_viewport_size({"width": width, "height": 520})
+        page.evaluate("document.querySelector('#progress-text').textContent += ' and a much longer status text'")
+        page.wait_for_timeout(150)
+        gap = page.evaluate("""() => document.querySelector('.cols').getBoundingClientRect().top
+            - document.querySelector('#topbar').getBoundingClientRect().bottom""")
+        assert -1.5 <= gap <= 0, f"{gap} px at {width} px wide"
+    page.set_viewport_size({"width": 1280, "height": 520})
+    hit = page.evaluate("""() => {
+        const bar = document.querySelector('#topbar').getBoundingClientRect();
+        const x = document.querySelector('.cols').getBoundingClientRect().left + 200;
+        const el = document.elementFromPoint(x, bar.bottom + 0.5);
+        return el.closest('.cols') ? 'cols' : el.closest('#topbar') ? 'topbar' : el.className || el.tagName; }""")
+    assert hit in ("cols", "topbar"), hit
+    shot(page, "ux-01-sticky-header")
+
+    # the scheme's definitions say "source", never "the raw"
+    text = page.inner_text("body") + page.evaluate("JSON.stringify(window.enfaceAnnotate.scheme())")
+    assert "the raw" not in text and "not present in the source" in text
+
+    # finish: the "next item" link is on screen, and has the focus
+    read_to_end(page)
+    page.keyboard.press("Shift+F")
+    page.wait_for_selector("#finish-dialog:not([hidden])")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#next-link:not([hidden])")
+    page.wait_for_timeout(300)
+    box = page.locator("#next-link").bounding_box()
+    top_bar = page.locator("#topbar").bounding_box()
+    assert box is not None and box["y"] >= top_bar["y"] + top_bar["height"] - 1 and box["y"] + box["height"] <= 520
+    assert page.evaluate("document.activeElement.id") == "next-link"
+    shot(page, "ux-02-finished-next-in-view")
+    ctx.close()
