@@ -1,7 +1,7 @@
 """Best–Worst Scaling (BWS) on plain files: judgments, counting scores, split-half reliability, designs.
 
-:mod:`.judgments` reads the judgments CSV, :mod:`.scores` computes the counting scores, their
-bootstrap intervals, split-half reliability and the ranking, :mod:`.design` builds balanced tuple
+:mod:`~humaneval.bws.judgments` reads the judgments CSV, :mod:`~humaneval.bws.scores` computes the counting scores, their
+bootstrap intervals, split-half reliability and the ranking, :mod:`~humaneval.bws.design` builds balanced tuple
 designs. No web framework, no database: the platform's BWS protocol calls these functions.
 """
 

@@ -1,9 +1,9 @@
 """Soft pairwise accuracy and significance clusters of the metrics against one human source (Enface's files).
 
-For :func:`.evaluate.evaluate_source`: the same statistics :mod:`.mtme_eval` computes on the
+For :func:`~scoring.meta.evaluate.evaluate_source`: the same statistics :mod:`~scoring.meta.mtme_eval` computes on the
 toolkit's layout, on HumanSource / MetricScores. Clusters are computed over the systems every
 clustered metric scores (the metrics that score the most systems the humans scored); the
-permutation tests are :mod:`.permutation`'s (the toolkit's).
+permutation tests are :mod:`~scoring.meta.permutation`'s (the toolkit's).
 """
 
 from __future__ import annotations

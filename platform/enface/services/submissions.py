@@ -124,7 +124,7 @@ def can_view(user: User | None, sub: Submission) -> bool:
 
 
 def in_frozen_board(sub: Submission) -> bool:
-    """Whether the test set's frozen standings (:mod:`.freeze`) hold ``sub``."""
+    """Whether the test set's frozen standings (:mod:`~enface.services.freeze`) hold ``sub``."""
     board = sub.testset.frozen_board if sub.testset.frozen_at is not None else None
     return bool(board) and any(r.get("submission_id") == sub.id for r in board.get("rows", []))
 

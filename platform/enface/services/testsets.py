@@ -256,7 +256,7 @@ SCORES_CHANGES = "scores_changes"
 
 def bump_scores_version(session, testset_id: int) -> None:
     """The test set's scores (or what the board shows of them) changed: the cached boards are stale, and once
-    the write commits the automatic clusters are queued for the new version (:mod:`.leaderboard`)."""
+    the write commits the automatic clusters are queued for the new version (:mod:`~enface.services.leaderboard`)."""
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
     note_leaderboard_change(session, testset_id)
