@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 
 from scoring.meta import stats, system_level  # noqa: E402
 
-KEYS = ("pearson", "spearman", "kendall", "pairwise_accuracy")
+KEYS = ("pearson", "spearman", "kendall", "pairwise_accuracy", "pairwise_accuracy_untied")
 
 
 def main() -> int:
@@ -57,7 +57,7 @@ def main() -> int:
             x = [a[key]["value"], *a[key]["ci"], a[key]["n_valid"]]
             y = [b[key]["value"], *b[key]["ci"], b[key]["n_valid"]]
             differ += any(abs(p - q) > 1e-12 for p, q in zip(x, y, strict=True))
-    print(f"{args.metrics} metrics x {args.systems} systems, {args.boot} resamples, 4 statistics each")
+    print(f"{args.metrics} metrics x {args.systems} systems, {args.boot} resamples, {len(KEYS)} statistics each")
     print(f"one scipy call per resample: {slow_s:.3f} s")
     print(f"all resamples at once:       {fast_s:.3f} s")
     print(f"ratio: {slow_s / fast_s:.1f}x faster; statistics that differ: {differ}")

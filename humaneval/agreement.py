@@ -31,10 +31,10 @@ scale) value and rank weights are the same thing, and scikit-learn's
 ``cohen_kappa_score`` gives the same number; on unequally spaced numbers
 (1, 2, 5) the weights follow the values, as irrCAC's do.
 
-Standard errors and intervals (:func:`gwet_interval`, :func:`kappa_interval`)
-are Gwet's linearised variance with a t interval (n - 1 degrees of freedom),
-computed by irrCAC itself (Gwet's AC1/AC2; Conger's kappa, which is Cohen's
-for two raters).
+Standard errors and intervals are Gwet's linearised variance with a t
+interval (n - 1 degrees of freedom): :func:`gwet_interval` computes it here
+(tested against irrCAC's), :func:`kappa_interval` asks irrCAC itself (Conger's
+kappa, which is Cohen's for two raters; irrCAC must be installed).
 
 Categories are the observed ratings unless ``categories`` lists them; a
 category nobody used still changes ``q`` and so the chance agreement. With a
@@ -152,6 +152,18 @@ def weight_matrix(categories: Sequence[Any], weights: str = "identity") -> list[
     return [[1.0 - (abs(x[k] - x[m]) / span) ** power for m in range(q)] for k in range(q)]
 
 
+def _category_counts(items: list[list[Any]], cats: list[Any]) -> list[list[int]]:
+    """``r_ik``: per item, how many of its raters chose each category."""
+    index = {c: k for k, c in enumerate(cats)}
+    counts = []
+    for item in items:
+        row = [0] * len(cats)
+        for v in item:
+            row[index[v]] += 1
+        counts.append(row)
+    return counts
+
+
 def gwet(ratings: RatingTable, weights: str = "identity", categories: Sequence[Any] | None = None) -> Agreement:
     """Gwet's AC1 (``weights="identity"``) or AC2, for any number of raters, with missing ratings."""
     items, raters = _items(ratings)
@@ -160,13 +172,7 @@ def gwet(ratings: RatingTable, weights: str = "identity", categories: Sequence[A
     cats = _category_list({v for item in items for v in item}, categories, weights)
     w = weight_matrix(cats, weights)
     q = len(cats)
-    index = {c: k for k, c in enumerate(cats)}
-    counts = []
-    for item in items:
-        row = [0] * q
-        for v in item:
-            row[index[v]] += 1
-        counts.append(row)
+    counts = _category_counts(items, cats)
     paired = [row for row in counts if sum(row) >= 2]
     if not paired:
         raise ValueError("no item is rated by two or more raters")
@@ -262,7 +268,11 @@ def _irrcac(rows: list[list[Any]], weights: str, cats: list[Any], confidence: fl
 
     import numpy as np
     import pandas as pd
-    from irrCAC.raw import CAC
+
+    try:
+        from irrCAC.raw import CAC
+    except ImportError:
+        raise RuntimeError("kappa_interval needs irrCAC: pip install --no-deps irrCAC==0.4.4") from None
 
     if not 0.9 <= confidence <= 0.99:
         raise ValueError(f"confidence must be between 0.90 and 0.99 (irrCAC's range), not {confidence}")
@@ -287,21 +297,45 @@ def _no_interval(coefficient: str, weights: str, confidence: float, items: int, 
 
 def gwet_interval(ratings: RatingTable, weights: str = "identity", categories: Sequence[Any] | None = None,
                   confidence: float = 0.95) -> AgreementInterval:
-    """Gwet's AC1/AC2 with its standard error and interval (irrCAC's ``CAC.gwet``)."""
+    """Gwet's AC1/AC2 with its standard error and interval.
+
+    Gwet's linearised variance (Handbook, 4th ed., ch. 5), for an infinite population: each item's
+    contribution ``ac_i = (n / n2) (pa_i - pe [r_i >= 2]) / (1 - pe)``, corrected for the chance part,
+    ``ac*_i = ac_i - 2 (1 - ac) (pe_i - pe) / (1 - pe)`` with ``pe_i = sum(w) / (q (q - 1)) *
+    sum_k r_ik (1 - pi_k) / r_i``; ``var = sum (ac*_i - ac)^2 / (n (n - 1))``; a t interval on n - 1
+    degrees of freedom, its top capped at 1. The tests compare with irrCAC's ``CAC.gwet``.
+    """
+    from scipy.stats import t as student
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, not {confidence}")
     items, _ = _items(ratings)
     if not items:
         raise ValueError("no ratings")
     cats = _category_list({v for item in items for v in item}, categories, weights)
-    if isinstance(ratings, Mapping):
-        raters = sorted({r for row in ratings.values() for r in row}, key=str)
-        rows = [[row.get(r) for r in raters] for row in ratings.values() if row]
-    else:
-        rows = [list(row) for row in (ratings.to_numpy().tolist() if hasattr(ratings, "to_numpy") else ratings)]
-    if len(items) < 2 or len(cats) < 2:
-        return _no_interval("ac1" if weights == "identity" else "ac2", weights, confidence, len(items), len(cats))
-    est = _irrcac(rows, weights, cats, confidence).gwet()["est"]
-    return _interval("ac1" if weights == "identity" else "ac2", weights, est, confidence, len(items),
-                     "Gwet's linearised variance, t interval (irrCAC)")
+    name = "ac1" if weights == "identity" else "ac2"
+    n, q = len(items), len(cats)
+    if n < 2 or q < 2:
+        return _no_interval(name, weights, confidence, n, q)
+    result = gwet(ratings, weights, categories)
+    w = weight_matrix(cats, weights)
+    counts = _category_counts(items, cats)
+    pe, ac = result.pe, result.value
+    pi = [math.fsum(row[k] / sum(row) for row in counts) / n for k in range(q)]
+    n2 = sum(1 for row in counts if sum(row) >= 2)
+    chance = math.fsum(map(math.fsum, w)) / (q * (q - 1))
+    spread = []
+    for row in counts:
+        r = sum(row)
+        pa_i = _item_pa(row, w) if r >= 2 else 0.0
+        ac_i = (n / n2) * (pa_i - (pe if r >= 2 else 0.0)) / (1 - pe)
+        pe_i = chance * math.fsum(row[k] * (1 - pi[k]) for k in range(q)) / r
+        spread.append(ac_i - 2 * (1 - ac) * (pe_i - pe) / (1 - pe) - ac)
+    se = math.sqrt(math.fsum(d * d for d in spread) / (n * (n - 1)))
+    half = float(student.ppf(0.5 + confidence / 2, n - 1)) * se
+    p_value = float(2 * student.sf(abs(ac / se), n - 1)) if se > 0 else 0.0
+    return AgreementInterval(name, weights, ac, se, ac - half, min(1.0, ac + half), confidence, p_value, n,
+                             "Gwet's linearised variance, t interval on n - 1 df")
 
 
 def kappa_interval(rater1: Sequence[Any], rater2: Sequence[Any], weights: str = "identity",

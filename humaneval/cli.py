@@ -10,6 +10,7 @@ Usage::
     python -m humaneval rubric RESPONSES.csv|RESPONSES.jsonl [--rubric NAME|FILE] [--json]
     python -m humaneval esa SCORES.csv [--json]
     python -m humaneval esa-results SCORES.csv [--json] [--keep-failing] ...   (see humaneval.esa.cli)
+    python -m humaneval bws JUDGMENTS.csv [--splits N] [--seed S] [--json]   (see humaneval.bws.cli)
 
 RATINGS.csv has a header naming the columns item, rater, value (other columns
 are ignored), then one rating a row; any number of raters, and an item may be
@@ -48,6 +49,7 @@ import sys
 from typing import Any
 
 from .agreement import WEIGHTS, gwet
+from .bws.cli import add_bws_parser, run_bws
 from .errors import HumanEvalInputError
 from .esa.cli import add_esa_parsers, run_esa
 from .export import load_export
@@ -118,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--json", action="store_true", help="print the results JSON")
 
     add_esa_parsers(sub)
+    add_bws_parser(sub)
     return parser
 
 
@@ -246,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             return _rubric(args)
         if args.command in ("esa", "esa-results"):
             return run_esa(args)
+        if args.command == "bws":
+            return run_bws(args)
         return _reader(args)
     except HumanEvalInputError as exc:
         print(f"humaneval: error: {exc}", file=sys.stderr)

@@ -88,7 +88,6 @@ This module is pure: numpy only (sacrebleu for ``sacrebleu_stats``).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -96,6 +95,7 @@ from typing import Any
 
 import numpy as np
 
+from .metrics.batch_scores import BatchScoreFn, batch_score_fn_for  # noqa: F401  (re-exported: the paired tests' fast path)
 from .ranking import CLUSTER_METHODS, rank_and_cluster
 
 DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
@@ -124,7 +124,6 @@ def sacrebleu_seed(env: Mapping[str, str] | None = None) -> int | None:
 
 
 ScoreFn = Callable[[np.ndarray], float]
-BatchScoreFn = Callable[[np.ndarray], "np.ndarray | None"]
 
 
 @dataclass
@@ -245,126 +244,6 @@ def mean_stats(metric: str, segment_scores_by_system: Mapping[str, Sequence[floa
 
     return MetricStats(metric=metric, stats=stats, score_fn=score_fn, higher_is_better=higher_is_better,
                        batch_score_fn=batch)
-
-
-# ---------------------------------------------------------------------------
-# Vectorised copies of sacrebleu's score functions. They take int64/float64
-# sums (the randomisation test's) and repeat sacrebleu's float64 operations in
-# the same order, so the results are the same doubles. float32 sums (the
-# bootstrap's) go through sacrebleu itself: numpy's float32 scalar promotion
-# rules are not worth imitating.
-
-
-def _exact_input(summed: np.ndarray) -> np.ndarray | None:
-    if summed.dtype.kind == "i" or summed.dtype == np.float64:
-        return summed.astype(np.float64, copy=False)
-    return None
-
-
-def _chrf_batch(metric) -> BatchScoreFn:
-    order, factor, eps_smoothing = metric.order, metric.beta ** 2, metric.eps_smoothing
-    eps = 1e-16
-
-    def batch(summed: np.ndarray) -> np.ndarray | None:
-        st = _exact_input(summed)
-        if st is None:
-            return None
-        m = st.shape[0]
-        score = np.zeros(m)
-        avg_prec, avg_rec = np.zeros(m), np.zeros(m)
-        effective_order = np.zeros(m, dtype=np.int64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for i in range(order):
-                n_hyp, n_ref, n_match = st[:, 3 * i], st[:, 3 * i + 1], st[:, 3 * i + 2]
-                prec = np.where(n_hyp > 0, n_match / n_hyp, eps)
-                rec = np.where(n_ref > 0, n_match / n_ref, eps)
-                denom = factor * prec + rec
-                score = score + np.where(denom > 0, (1 + factor) * prec * rec / denom, eps)
-                both = (n_hyp > 0) & (n_ref > 0)
-                avg_prec = np.where(both, avg_prec + prec, avg_prec)
-                avg_rec = np.where(both, avg_rec + rec, avg_rec)
-                effective_order += both
-            if eps_smoothing:
-                return 100 * score / order
-            nonzero = effective_order > 0
-            avg_prec = np.where(nonzero, avg_prec / effective_order, 0.0)
-            avg_rec = np.where(nonzero, avg_rec / effective_order, 0.0)
-            f = (1 + factor) * avg_prec * avg_rec
-            f = f / ((factor * avg_prec) + avg_rec)
-            return np.where(avg_prec + avg_rec != 0, 100 * f, 0.0)
-
-    return batch
-
-
-def _ter_batch(metric) -> BatchScoreFn:
-    def batch(summed: np.ndarray) -> np.ndarray | None:
-        st = _exact_input(summed)
-        if st is None:
-            return None
-        edits, ref_len = st[:, 0], st[:, 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = np.where(ref_len > 0, edits / ref_len, np.where(edits > 0, 1.0, 0.0))
-        return 100 * score
-
-    return batch
-
-
-def _bleu_batch(metric) -> BatchScoreFn | None:
-    method, order = metric.smooth_method, metric.max_ngram_order
-    if method not in ("exp", "none", "floor") or metric.effective_order:
-        return None
-    value = metric.smooth_value
-    if value is None:
-        value = type(metric).SMOOTH_DEFAULTS[method]
-
-    def batch(summed: np.ndarray) -> np.ndarray | None:
-        if _exact_input(summed) is None:
-            return None
-        st = summed
-        sys_len = st[:, 0].astype(np.int64)
-        ref_len = st[:, 1].astype(np.int64)
-        correct = st[:, 2:2 + order].astype(np.float64)
-        total = st[:, 2 + order:2 + 2 * order].astype(np.float64)
-        alive = np.cumprod(total != 0, axis=1).astype(bool)       # orders before the first empty one
-        zero = correct == 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if method == "exp":
-                smooth = np.power(2.0, np.cumsum(zero & alive, axis=1))
-                smoothed = 100. / (smooth * total)
-            elif method == "floor":
-                smoothed = 100. * value / total
-            else:
-                smoothed = np.zeros_like(total)
-            precisions = np.where(alive, np.where(zero, smoothed, 100. * correct / total), 0.0)
-        any_correct = (~zero).any(axis=1)
-        out = np.zeros(st.shape[0])
-        for r, (p_row, s, rl, ok) in enumerate(zip(precisions.tolist(), sys_len.tolist(), ref_len.tolist(),
-                                                   any_correct.tolist(), strict=True)):
-            if not ok:
-                continue
-            bp = 1.0
-            if s < rl:
-                bp = math.exp(1 - rl / s) if s > 0 else 0.0
-            out[r] = bp * math.exp(sum([math.log(p) if p != 0.0 else -9999999999 for p in p_row]) / order)
-        return out
-
-    return batch
-
-
-def batch_score_fn_for(metric) -> BatchScoreFn | None:
-    """A vectorised, bit-identical copy of a sacrebleu metric's score function, where we have one.
-
-    A type check, so that subclasses (the compiled TER, ``CompiledTER``) take the fast path too,
-    as long as they keep sacrebleu's own score function (only their statistics may differ).
-    """
-    from sacrebleu.metrics import BLEU, CHRF, TER
-
-    for cls, make in ((CHRF, _chrf_batch), (TER, _ter_batch), (BLEU, _bleu_batch)):
-        if isinstance(metric, cls):
-            if type(metric)._compute_score_from_stats is not cls._compute_score_from_stats:
-                return None
-            return make(metric)
-    return None
 
 
 # ---------------------------------------------------------------------------

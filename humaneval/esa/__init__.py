@@ -1,8 +1,8 @@
 """Error Span Annotation (ESA; Kocmi et al., WMT 2024) on plain files.
 
-:mod:`.appraise` reads and writes Appraise's score-export CSV, :mod:`.summary`
-is ``python -m humaneval esa`` (per-system mean, z and spans), :mod:`.results` the
-results page's statistics (:mod:`.attention`, :mod:`.agreement`, :mod:`.segments`). No web framework,
+:mod:`~humaneval.esa.appraise` reads and writes Appraise's score-export CSV, :mod:`~humaneval.esa.summary`
+is ``python -m humaneval esa`` (per-system mean, z and spans), :mod:`~humaneval.esa.results` the
+results page's statistics (:mod:`~humaneval.esa.attention`, :mod:`~humaneval.esa.agreement`, :mod:`~humaneval.esa.segments`). No web framework,
 no database: the platform's ESA protocol calls these functions.
 """
 

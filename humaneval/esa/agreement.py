@@ -1,7 +1,7 @@
 """Agreement between ESA annotators on the segments two or more of them rated.
 
 A shared segment is one system's translation of one source segment (see
-:mod:`.segments`) with counted TGT ratings by at least two annotators (re-submissions:
+:mod:`~humaneval.esa.segments`) with counted TGT ratings by at least two annotators (re-submissions:
 the later one). Every pair of annotators on a shared segment is one **rating pair**,
 ordered by annotator id.
 

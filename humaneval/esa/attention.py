@@ -1,8 +1,8 @@
 """Attention checks: does an annotator score the damaged copies (BAD items) below the originals?
 
 A BAD item is a copy of a segment the same annotator also rates as a TGT item, with a
-span of it replaced by unrelated text (:mod:`.badcheck` builds them). Each BAD row is
-paired with the annotator's TGT row of the same segment (:mod:`.segments`: document
+span of it replaced by unrelated text (:mod:`~humaneval.esa.badcheck` builds them). Each BAD row is
+paired with the annotator's TGT row of the same segment (:mod:`~humaneval.esa.segments`: document
 without ``#bad<n>``, position in the document; re-submissions: the later one). An
 annotator passes when a **one-sided test** finds the BAD scores significantly lower
 than the originals at ``alpha`` (default 0.05):

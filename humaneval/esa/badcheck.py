@@ -2,7 +2,7 @@
 
 WMT's quality control for human evaluation mixes into each annotator's work copies
 of segments they also rate, damaged so that a careful annotator must score them
-lower (:mod:`.attention` then tests that they did). :func:`bad_segment` damages one
+lower (:mod:`~humaneval.esa.attention` then tests that they did). :func:`bad_segment` damages one
 segment: it picks a phrase of the segment and replaces it with a phrase of the same
 length taken from a *donor*, a segment of another document. The phrase length grows
 with the segment's length as in WMT's bad references:

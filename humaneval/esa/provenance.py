@@ -15,7 +15,7 @@ this is the reconstruction from the two span lists (what an export holds).
 
 :func:`suggestion_quality` is the suggestions' precision and recall against the final
 spans, at the character level and micro-averaged over segments (characters as in
-:mod:`.agreement`: inclusive offsets, ``[missing]`` one extra character, severity not
+:mod:`~humaneval.esa.agreement`: inclusive offsets, ``[missing]`` one extra character, severity not
 considered): precision = Σ|S ∩ F| / Σ|S|, recall = Σ|S ∩ F| / Σ|F|.
 """
 

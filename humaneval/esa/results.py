@@ -3,27 +3,27 @@
 :func:`esa_results` takes the rows of an Appraise export (or rows the platform builds,
 :class:`~humaneval.esa.appraise.ScoreRow`) and gives:
 
-* **attention checks** per annotator (:mod:`.attention`); with ``exclude_failing``
+* **attention checks** per annotator (:mod:`~humaneval.esa.attention`); with ``exclude_failing``
   (the default, as WMT does) every row of an annotator who failed is left out of
   everything below, and ``excluded`` names them;
 * **systems**, best first: the mean score, the mean per-annotator z-score (as
-  :mod:`.summary`: population deviation over each annotator's counted TGT scores,
+  :mod:`~humaneval.esa.summary`: population deviation over each annotator's counted TGT scores,
   computed after the exclusion), a 95 % percentile bootstrap interval of the mean score
   (``scipy.stats.bootstrap``, ``n_resamples`` resamples of the system's items, seeded),
   the item count and the error spans per severity;
 * the **official ranking** with clusters and rank ranges
   (:func:`scoring.human_ranking.rank_systems`), by default with the unpaired Wilcoxon
   rank-sum / Mann-Whitney test on the items' scores (``ranking_test``; ``ranking_by``
-  ``"z"`` ranks on z-scores instead). Units are source segments (:func:`.segments.source_keys`;
+  ``"z"`` ranks on z-scores instead). Units are source segments (:func:`~humaneval.esa.segments.source_keys`;
   a segment rated twice for one system counts with its mean), which is what the paired
   tests need; the systems are ordered by the same means as the system table;
-* **agreement** between raters on shared segments (:mod:`.agreement`);
+* **agreement** between raters on shared segments (:mod:`~humaneval.esa.agreement`);
 * **time**: seconds per segment (end - start of each counted TGT row; mean and median,
   as recorded, nothing clipped) and seconds per error span (all those seconds over all
   spans marked, the ESA^AI paper's "time per span"), overall and per system.
 
 Rows of tutorials and ``#duplicate`` documents never count; BAD rows only in the
-attention checks (see :mod:`.summary`). ``to_dict()`` is JSON-ready.
+attention checks (see :mod:`~humaneval.esa.summary`). ``to_dict()`` is JSON-ready.
 """
 
 from __future__ import annotations

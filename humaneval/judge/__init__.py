@@ -2,7 +2,7 @@
 
 A pure library (no Flask, no database): :class:`Judge` scores one item,
 :func:`judge_items` many with bounded concurrency, :class:`ChatClient` calls any
-OpenAI-compatible endpoint, :mod:`.scripted` is a scripted endpoint for tests
+OpenAI-compatible endpoint, :mod:`~humaneval.judge.scripted` is a scripted endpoint for tests
 and the demo, and ``python -m humaneval judge`` runs it on a JSON Lines file.
 """
 

@@ -1,6 +1,6 @@
 """One question to a model with the judges' convention: one corrective retry after a malformed answer.
 
-The answer is parsed; a :class:`~.parse.MalformedAnswer` sends the model its answer
+The answer is parsed; a :class:`~humaneval.judge.parse.MalformedAnswer` sends the model its answer
 back with the problem named (the ``correction`` template), once. Every call, the
 corrective one included, is appended to ``calls`` (the transcript). An endpoint
 failure (after the client's own retries) or a second malformed answer raises

@@ -7,7 +7,7 @@ sees both answers and says whether they agree. A "yes" ends the debate; a
 "no" starts another round, until ``max_rounds``, when the judge is told it is
 the last round and must decide. The final scores are always the judge's.
 
-Every answer is parsed leniently (:mod:`.parse`); a malformed one is sent
+Every answer is parsed leniently (:mod:`~humaneval.judge.parse`); a malformed one is sent
 back once with the problem named, and a second malformed answer fails the
 item with the raw text kept. Every call, corrective ones included, goes into
 the item's transcript.

@@ -6,7 +6,7 @@ same file names, and those files replace the defaults one by one. Their
 structure follows DITING's Tables 12-13 (task, constraints, notes, matched
 rubric, scored examples, debate memory, and for the judge its instructions);
 the wording is this project's own. An ``examples.jsonl`` in the folder adds scored
-examples (:mod:`.examples`) to the prompts of their dimension.
+examples (:mod:`~humaneval.judge.examples`) to the prompts of their dimension.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class PromptError(ValueError):
 class Prompts:
     templates: Mapping[str, Template]
     folder: str
-    #: scored examples by dimension, from ``examples.jsonl`` in the folder (see :mod:`.examples`)
+    #: scored examples by dimension, from ``examples.jsonl`` in the folder (see :mod:`~humaneval.judge.examples`)
     examples: Mapping[str, list] = field(default_factory=dict)
 
     def render(self, name: str, **values: Any) -> str:

@@ -3,7 +3,7 @@
 Fields: ``document``, ``segment``, ``system``, ``rater``, ``dimension``, ``sp``, ``g_1``, ``g_2``;
 optional ``item`` (default ``document:segment:dimension:system``), ``refusal`` (empty/null,
 ``justified`` or ``unjustified``) and ``comment``. A CSV names them in its header (other columns
-are ignored). Every row is checked against the rubric's rules (:func:`.rules.check_scores`);
+are ignored). Every row is checked against the rubric's rules (:func:`~humaneval.rubric.rules.check_scores`);
 errors name the file and the line.
 """
 

@@ -16,7 +16,7 @@ optional ``refusal`` and ``comment``); :func:`rubric_results` returns the result
     {"protocol": "rubric", "rubric": NAME,
      "systems": [{"system", "overall", "complete", "dimensions": {dim: {"sp", "g_1", "g_2", "sigma", "n"}}}],
      "items": [{"item", "document", "segment", "system", "rater", "dimension", "sp", "g_1", "g_2", "sigma"}],
-     "agreement": {criterion: {...}}}      (see :mod:`.agreement`)
+     "agreement": {criterion: {...}}}      (see :mod:`~humaneval.rubric.agreement`)
 
 Systems come best first (overall, then name); ``n`` counts a dimension's items.
 """

@@ -3,37 +3,38 @@
 Nothing here runs at import time: :meth:`Config.from_env` reads the
 environment when an app (or a worker, or the CLI) is created.
 
-=========================  ===============================================================
-variable                   default
-=========================  ===============================================================
-ENFACE_DATA_DIR            ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
-ENFACE_DATABASE_URL        ``sqlite:///<data_dir>/enface.sqlite``
-ENFACE_BROKER_URL          ``sqla+sqlite:///<data_dir>/broker.sqlite``
-ENFACE_RESULT_BACKEND      ``db+sqlite:///<data_dir>/results.sqlite``
-ENFACE_SECRET_KEY          generated once into ``<data_dir>/secret_key``
-ENFACE_COMET_MODEL         unset: COMET shows n/a with the reason
-ENFACE_MAX_UPLOAD_BYTES    50 MiB per upload (request body)
-ENFACE_MAX_UNZIPPED_BYTES  200 MiB uncompressed per zip
-ENFACE_STUCK_AFTER         600 seconds without a heartbeat before the sweeper requeues a job
-ENFACE_JUDGE_STALE_AFTER   30 seconds without an LLM judge run's heartbeat before it counts as dead
-ENFACE_RATELIMIT_STORAGE   ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
-                           (``redis://...`` when several hosts must share it; ``memory://``: one process only)
-ENFACE_LOGIN_RATE_LIMIT    ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
-ENFACE_LOGIN_ACCOUNT_RATE_LIMIT  ``100 per hour``: failed logins per account, from new browsers
-ENFACE_LOGIN_ADDRESS_RATE_LIMIT  ``100 per minute;1000 per hour``: failed logins per address, from new browsers
-ENFACE_JOBS                ``celery`` (``eager`` runs jobs in the request: tests only)
-ENFACE_BROKER_KEY_PREFIX   unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
-ENFACE_SCORING_WORKERS     0: BLEU/chrF/TER statistics on all cores
-ENFACE_SECURE_COOKIES      unset: ``1`` marks session cookies Secure (serve behind HTTPS)
-ENFACE_REMEMBER_DAYS       14: lifetime of the "remember me" cookie and of a login session cookie's signature
-ENFACE_HSTS_SECONDS        0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
-ENFACE_MAX_LINE_BYTES      1 MiB: the longest line (segment) an uploaded file may hold
-ENFACE_LOG_FORMAT          ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
-ENFACE_TER                 unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
-ENFACE_JUDGE_KEY_ENVS      unset (none): the worker's environment variables an LLM judge may name as its API key,
-                           comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
-ENFACE_JUDGE_PROMPTS_ROOT  ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
-=========================  ===============================================================
+=================================  ===============================================================
+variable                           default
+=================================  ===============================================================
+ENFACE_DATA_DIR                    ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
+ENFACE_DATABASE_URL                ``sqlite:///<data_dir>/enface.sqlite``
+ENFACE_BROKER_URL                  ``sqla+sqlite:///<data_dir>/broker.sqlite``
+ENFACE_RESULT_BACKEND              ``db+sqlite:///<data_dir>/results.sqlite``
+ENFACE_SECRET_KEY                  generated once into ``<data_dir>/secret_key``
+ENFACE_COMET_MODEL                 unset: COMET shows n/a with the reason
+ENFACE_MAX_UPLOAD_BYTES            50 MiB per upload (request body)
+ENFACE_MAX_UNZIPPED_BYTES          200 MiB uncompressed per zip
+ENFACE_STUCK_AFTER                 600 seconds without a heartbeat before the sweeper requeues a job
+ENFACE_JUDGE_STALE_AFTER           30 seconds without an LLM judge run's heartbeat before it counts as dead
+ENFACE_RATELIMIT_STORAGE           ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
+                                   (``redis://...`` when several hosts must share it; ``memory://``: one process only)
+ENFACE_LOGIN_RATE_LIMIT            ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
+ENFACE_LOGIN_ACCOUNT_RATE_LIMIT    ``100 per hour``: failed logins per account, from new browsers
+ENFACE_LOGIN_ADDRESS_RATE_LIMIT    ``100 per minute;1000 per hour``: failed logins per address, from new browsers
+ENFACE_JOBS                        ``celery`` (``eager`` runs jobs in the request: tests only)
+ENFACE_BROKER_KEY_PREFIX           unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
+ENFACE_SCORING_WORKERS             0: BLEU/chrF/TER statistics on all cores
+ENFACE_SECURE_COOKIES              unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_REMEMBER_DAYS               14: lifetime of the "remember me" cookie and of a login session cookie's signature
+ENFACE_HSTS_SECONDS                0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
+ENFACE_MAX_LINE_BYTES              1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_PROXY_FIX                   unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
+ENFACE_LOG_FORMAT                  ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
+ENFACE_TER                         unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
+ENFACE_JUDGE_KEY_ENVS              unset (none): the worker's environment variables an LLM judge may name as its API key,
+                                   comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
+ENFACE_JUDGE_PROMPTS_ROOT          ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
+=================================  ===============================================================
 """
 
 from __future__ import annotations
@@ -172,7 +173,9 @@ class Config:
     LEADERBOARD_CACHE = True
     META_BOOTSTRAP_SAMPLES = 1000      # the meta-evaluation page's bootstrap resamples (intervals)
     META_BOOTSTRAP_SEED = 12345
+    META_CLUSTER_PERMUTATIONS = 1000   # the page's permutation draws per metric pair for the clusters (0: none)
     PASSWORD_HASH_METHOD = "scrypt"
+    PROXY_FIX = False                  # behind one reverse proxy: trust its X-Forwarded-* (werkzeug ProxyFix)
     JUDGE_KEY_ENVS: tuple[str, ...] = ()   # environment variables a judge may read its key from (the allow-list)
     JUDGE_PROMPTS_ROOT: Path | None = None  # None: <DATA_DIR>/judge-prompts
     LOG_FORMAT = "text"                # "json": JSON lines with request ids (enface.ops.logs)
@@ -197,6 +200,7 @@ class Config:
         cfg.SCORING_WORKERS = _int("ENFACE_SCORING_WORKERS", cls.SCORING_WORKERS)
         cfg.META_BOOTSTRAP_SAMPLES = max(1, _int("ENFACE_META_BOOTSTRAP_SAMPLES", cls.META_BOOTSTRAP_SAMPLES))
         cfg.META_BOOTSTRAP_SEED = _int("ENFACE_META_BOOTSTRAP_SEED", cls.META_BOOTSTRAP_SEED)
+        cfg.META_CLUSTER_PERMUTATIONS = max(0, _int("ENFACE_META_CLUSTER_PERMUTATIONS", cls.META_CLUSTER_PERMUTATIONS))
         cfg.RATELIMIT_STORAGE_URI = env.get("ENFACE_RATELIMIT_STORAGE") or cls.RATELIMIT_STORAGE_URI
         for name in ("LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
             setattr(cfg, name, env.get(f"ENFACE_{name}") or getattr(cls, name))
@@ -205,6 +209,7 @@ class Config:
         cfg.REMEMBER_DAYS = _int("ENFACE_REMEMBER_DAYS", cls.REMEMBER_DAYS)
         cfg.HSTS_SECONDS = _int("ENFACE_HSTS_SECONDS", cls.HSTS_SECONDS)
         cfg.MAX_LINE_BYTES = _int("ENFACE_MAX_LINE_BYTES", cls.MAX_LINE_BYTES)
+        cfg.PROXY_FIX = env.get("ENFACE_PROXY_FIX", "") == "1"
         cfg.JUDGE_KEY_ENVS = tuple(n for n in re.split(r"[\s,]+", env.get("ENFACE_JUDGE_KEY_ENVS", "")) if n)
         root = env.get("ENFACE_JUDGE_PROMPTS_ROOT", "").strip()
         cfg.JUDGE_PROMPTS_ROOT = Path(root) if root else None

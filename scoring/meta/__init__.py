@@ -1,17 +1,17 @@
 """Meta-evaluation: how well each automatic metric (or LLM judge) agrees with the human scores, on plain files.
 
-* :mod:`.human`: reading HUMAN files (MQM, rubric results, reader-study exports); :mod:`.metric_files`:
-  METRICS files; :mod:`.files`: reading files with errors that name them;
-* :mod:`.mtme`: mt-metrics-eval's data layout (read a root, write score files);
-  :mod:`.toolkit`: the toolkit's statistics (pairwise accuracy, soft pairwise accuracy,
-  groupings, acc_eq, Kendall variants, Kendall-like); :mod:`.permutation`: its permutation
-  tests between metrics and the clusters; :mod:`.mtme_eval`: ``python -m scoring meta --mtme``;
-* :mod:`.system`: system-level Pearson, Spearman (rho² x 100), Kendall (tau-b by default), pairwise
+* :mod:`~scoring.meta.human`: reading HUMAN files (MQM, rubric results, reader-study exports); :mod:`~scoring.meta.metric_files`:
+  METRICS files; :mod:`~scoring.meta.files`: reading files with errors that name them;
+* :mod:`~scoring.meta.mtme`: mt-metrics-eval's data layout (read a root, write score files);
+  :mod:`~scoring.meta.toolkit`: the toolkit's statistics (pairwise accuracy, soft pairwise accuracy,
+  groupings, acc_eq, Kendall variants, Kendall-like); :mod:`~scoring.meta.permutation`: its permutation
+  tests between metrics and the clusters; :mod:`~scoring.meta.mtme_eval`: ``python -m scoring meta --mtme``;
+* :mod:`~scoring.meta.system`: system-level Pearson, Spearman (rho² x 100), Kendall (tau-b by default), pairwise
   accuracy, bootstrap intervals over systems, rank flips;
-* :mod:`.item`: segment/item-level correlations (DITING's MetricAlign: item-level Spearman);
-* :mod:`.chunks`: reader studies, the metric's per-chunk difference against the readers' choices;
-* :mod:`.evaluate`: all of it for every metric and every human source;
-* :mod:`.svg`: scatter plots as SVG text; :mod:`.text`: the plain-text report.
+* :mod:`~scoring.meta.item`: segment/item-level correlations (DITING's MetricAlign: item-level Spearman);
+* :mod:`~scoring.meta.chunks`: reader studies, the metric's per-chunk difference against the readers' choices;
+* :mod:`~scoring.meta.evaluate`: all of it for every metric and every human source;
+* :mod:`~scoring.meta.svg`: scatter plots as SVG text; :mod:`~scoring.meta.text`: the plain-text report.
 
 Pure: numpy and scipy (and :mod:`humaneval` to read reader exports), nothing of the platform.
 """

@@ -1,9 +1,9 @@
 """Soft pairwise accuracy and significance clusters of the metrics against one human source (Enface's files).
 
-For :func:`.evaluate.evaluate_source`: the same statistics :mod:`.mtme_eval` computes on the
+For :func:`~scoring.meta.evaluate.evaluate_source`: the same statistics :mod:`~scoring.meta.mtme_eval` computes on the
 toolkit's layout, on HumanSource / MetricScores. Clusters are computed over the systems every
 clustered metric scores (the metrics that score the most systems the humans scored); the
-permutation tests are :mod:`.permutation`'s (the toolkit's).
+permutation tests are :mod:`~scoring.meta.permutation`'s (the toolkit's).
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ DEFINITIONS = {
     "acc_eq": "segment-level acc_eq, grouped by item, tie-calibrated (Deutsch et al. 2023)",
 }
 P_VALUE = 0.05
+#: soft pairwise accuracy's clusters redo its 1000-permutation test for every draw: only up to this many
+#: (system, segment) scores (beyond, ``skipped`` says so; ``python -m scoring meta --mtme --clusters`` has none)
+SPA_CLUSTER_MAX_SCORES = 20_000
 
 
 def segment_matrix(per_system: Mapping[str, Mapping[Hashable, float]], systems: Sequence[str],
@@ -112,15 +115,22 @@ def source_clusters(source: HumanSource, metrics: Mapping[str, MetricScores],
                     for k in with_seg}
             hp = tk.pairwise_p_values(G)
             shape = G.shape
+            out["skipped"] = {}
 
             def spa_rows(rows: np.ndarray) -> np.ndarray:
                 return np.array([tk.soft_pairwise_accuracy_from_p(hp, tk.pairwise_p_values(r.reshape(shape)))
                                  for r in rows])
 
             flat = {k: M.ravel() for k, M in mats.items()}
-            cl = metric_clusters({k: float(spa_rows(flat[k][None, :])[0]) for k in with_seg},
-                                 lambda a, b: permutation_test(spa_rows, flat[a], flat[b], params), P_VALUE)
-            out["statistics"]["soft_pairwise_accuracy"] = _as_dict(cl, names, "soft_pairwise_accuracy", len(systems))
+            if G.size <= SPA_CLUSTER_MAX_SCORES:
+                cl = metric_clusters({k: float(spa_rows(flat[k][None, :])[0]) for k in with_seg},
+                                     lambda a, b: permutation_test(spa_rows, flat[a], flat[b], params), P_VALUE)
+                out["statistics"]["soft_pairwise_accuracy"] = _as_dict(cl, names, "soft_pairwise_accuracy",
+                                                                       len(systems))
+            else:
+                out["skipped"]["soft_pairwise_accuracy"] = (
+                    f"{G.size} (system, segment) scores: clusters of soft pairwise accuracy are computed up to "
+                    f"{SPA_CLUSTER_MAX_SCORES} here (python -m scoring meta --mtme ... --clusters computes them)")
             eps = {k: tk.acc_eq(G, M, "item") for k, M in mats.items()}
             outcomes = pair_outcomes(G, {k: (M, eps[k].threshold) for k, M in mats.items()}, "item")
             cl = metric_clusters({k: eps[k].value for k in with_seg},

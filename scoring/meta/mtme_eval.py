@@ -158,12 +158,16 @@ def evaluate_mtme(ms: MtmeSet, human: str, *, level: str = "sys", metrics: Seque
         if clusters is not None:
             _add_ranks(result, sys_clusters(ms, human, list(result["metrics"]), systems, clusters, pval))
         return result
-    G = _matrix(ms.human[(human, "seg")], systems)
     for metric in chosen:
         scores = ms.metrics[(metric, "seg")]
-        if any(s not in scores for s in systems):
+        used = [s for s in systems if s in scores]
+        if len(used) < 2:
             continue
-        result["metrics"][metric] = _seg_metric(G, _matrix(scores, systems))
+        block = _seg_metric(_matrix(ms.human[(human, "seg")], used), _matrix(scores, used))
+        block["n_systems"] = len(used)
+        if len(used) < len(systems):
+            block["missing"] = sorted(set(systems) - set(used))
+        result["metrics"][metric] = block
     if clusters is not None:
         _add_ranks(result, seg_clusters(ms, human, result, systems, clusters, pval))
     return result
@@ -223,7 +227,8 @@ def seg_clusters(ms: MtmeSet, human: str, result: dict, systems: list[str], para
                  pval: float = 0.05) -> dict[str, Clusters]:
     """Clusters for segment-level Pearson (scores test, no grouping) and acc_eq (pairs test, by item)."""
     G = _matrix(ms.human[(human, "seg")], systems)
-    mats = {m: _matrix(ms.metrics[(m, "seg")], systems) for m in result["metrics"]}
+    mats = {m: _matrix(ms.metrics[(m, "seg")], systems) for m in result["metrics"]
+            if "missing" not in result["metrics"][m]}
     ok = ~np.isnan(G)
     for M in mats.values():
         ok &= ~np.isnan(M)

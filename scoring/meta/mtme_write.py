@@ -1,4 +1,4 @@
-"""Writing a test set, its outputs and scores in mt-metrics-eval's layout (see :mod:`.mtme`).
+"""Writing a test set, its outputs and scores in mt-metrics-eval's layout (see :mod:`~scoring.meta.mtme`).
 
 Names follow the toolkit's rules: a score file is split on whitespace and a file name on dots,
 so system, metric and human score names have whitespace and dots replaced by ``_``. Scores are

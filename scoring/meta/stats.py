@@ -79,7 +79,7 @@ def pairwise_accuracy_untied(human: Sequence[float], metric: Sequence[float]) ->
     """(accuracy, pairs counted) on oriented scores. Human ties are left out; metric ties count as wrong.
 
     Enface's first definition, kept under its own name; ``pairwise_accuracy`` is the toolkit's
-    (:func:`.toolkit.pairwise_accuracy`: every pair counts, a tie agrees only with a tie).
+    (:func:`~scoring.meta.toolkit.pairwise_accuracy`: every pair counts, a tie agrees only with a tie).
     """
     h = np.asarray(human, dtype=np.float64)
     m = np.asarray(metric, dtype=np.float64)

@@ -10,7 +10,7 @@
   when the signs of both differences are equal (a tie agrees only with a tie);
 * ``pairwise_accuracy_untied``: Enface's first variant: pairs the humans tie are left out, a
   pair the humans order but the metric ties counts as not agreeing; ``n_pairs`` pairs counted;
-* each with a percentile bootstrap interval over systems (:func:`.stats.bootstrap_ci`);
+* each with a percentile bootstrap interval over systems (:func:`~scoring.meta.stats.bootstrap_ci`);
 * ``rank_flips``: the systems whose rank differs, largest difference first, and the
   discordant pairs.
 """

@@ -26,6 +26,7 @@ toolkit's layout stores lower-is-better metrics negated).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -241,6 +242,16 @@ def acc_eq(G: np.ndarray, M: np.ndarray, by: str = "item") -> AccEq:
     return AccEq(float(values[best]), float(thresholds[best]), groups)
 
 
+@functools.lru_cache(maxsize=8)
+def _flips(n_permutations: int, n_seg: int, seed: int) -> np.ndarray:
+    flips = np.random.default_rng(seed).random(size=(n_permutations, n_seg), dtype=np.float32)
+    np.rint(flips, out=flips)
+    flips *= 2.0
+    flips -= 1.0
+    flips.setflags(write=False)
+    return flips
+
+
 def pairwise_p_values(seg_scores: np.ndarray, n_permutations: int = PCE_PERMUTATIONS,
                       seed: int = PCE_SEED) -> np.ndarray:
     """``p[i, j]`` (i < j): the paired permutation test's p-value that system i beats system j.
@@ -251,16 +262,11 @@ def pairwise_p_values(seg_scores: np.ndarray, n_permutations: int = PCE_PERMUTAT
     """
     S = np.asarray(seg_scores, dtype=np.float32)
     n_sys, n_seg = S.shape
-    flips = np.random.default_rng(seed).random(size=(n_permutations, n_seg), dtype=np.float32)
-    np.rint(flips, out=flips)
-    flips *= 2.0
-    flips -= 1.0
     totals = np.sum(S, axis=1)
-    partial = np.matmul(flips, S.T)
+    partial = np.matmul(_flips(n_permutations, n_seg, seed), S.T)
+    i, j = np.triu_indices(n_sys, 1)
     p = np.full((n_sys, n_sys), np.nan)
-    for i in range(n_sys):
-        for j in range(i + 1, n_sys):
-            p[i, j] = np.sum(partial[:, i] - partial[:, j] >= totals[i] - totals[j]) / n_permutations
+    p[i, j] = np.sum(partial[:, i] - partial[:, j] >= totals[i] - totals[j], axis=0) / n_permutations
     return p
 
 

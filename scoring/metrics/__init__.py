@@ -1,4 +1,4 @@
-"""The metrics: their registry (:mod:`.registry`), the sacrebleu ones and COMET.
+"""The metrics: their registry (:mod:`~scoring.metrics.registry`), the sacrebleu ones and COMET.
 
 BLEU, chrF, TER and d-BLEU come from sacrebleu; COMET from unbabel-comet,
 imported only when asked for (torch and lightning cost seconds to import).

@@ -526,7 +526,7 @@ def comet_score(
 
 
 class _CometEngine:
-    """The registry's engine for "comet" (see :mod:`.registry`): COMET against the first reference."""
+    """The registry's engine for "comet" (see :mod:`~scoring.metrics.registry`): COMET against the first reference."""
 
     def __init__(self, model=None, batch_size: int = 16, device: str | None = None, **_other):
         self.scorer = CometScorer(model, batch_size=batch_size, device=device)

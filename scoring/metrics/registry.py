@@ -11,7 +11,7 @@ judge's score) is one :func:`register` call::
 Two engines:
 
 * ``"sacrebleu"``: corpus scores from summed per-unit sufficient statistics,
-  computed in parallel by :mod:`.sacrebleu_metrics` and byte-identical to the
+  computed in parallel by :mod:`~scoring.metrics.sacrebleu_metrics` and byte-identical to the
   sacrebleu CLI (BLEU, chrF, TER, d-BLEU). Significance resamples the statistics.
 * ``"model"``: a segment-level model (COMET). ``factory`` names ``"module:callable"``;
   it is imported only when the metric is computed, since models pull in torch and

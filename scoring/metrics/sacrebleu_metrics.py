@@ -65,13 +65,17 @@ def make_metric(key: str, tgt_lang: str = "", sentence: bool = False):
     from sacrebleu.metrics import BLEU, CHRF, TER
 
     from ..languages import bleu_language
+    from .fast_ngrams import CompiledBLEU, CompiledCHRF
+    from .fast_ngrams import backend as ngrams_backend
     from .fast_ter import CompiledTER, backend
 
     spec = SACREBLEU_METRICS[key]
+    # BLEU's and chrF's n-gram counting compiled (fast_ngrams.py), unless ENFACE_NGRAMS=sacrebleu or not built.
+    compiled = ngrams_backend() == "compiled"
     if spec.factory == "BLEU":
-        return BLEU(trg_lang=bleu_language(tgt_lang), effective_order=sentence)
+        return (CompiledBLEU if compiled else BLEU)(trg_lang=bleu_language(tgt_lang), effective_order=sentence)
     if spec.factory == "CHRF":
-        return CHRF()
+        return CompiledCHRF() if compiled else CHRF()
     # sacrebleu's TER, its edit distance compiled (fast_ter.py), unless ENFACE_TER=sacrebleu or not built.
     return CompiledTER() if backend() == "compiled" else TER()
 
@@ -411,7 +415,7 @@ class SacrebleuScorer:
         (with the sentence-level settings of :func:`make_metric`), from the statistics already computed."""
         import numpy as np
 
-        from ..significance import batch_score_fn_for
+        from .batch_scores import batch_score_fn_for
 
         metric = make_metric(self.key, self.tgt_lang, sentence=True)
         metric.num_refs = self.num_refs

@@ -177,3 +177,5 @@ def test_including_human_translations_adds_the_reference_that_was_scored(sys_res
     assert with_human["metrics"]["CometKiwi-src"]["n_systems"] == 13
     # BLEU-refA has no score for refA itself: it is compared on the 12 others
     assert with_human["metrics"]["BLEU-refA"]["missing"] == ["refA"]
+    seg = run_cli("--level", "seg", "--metrics", "CometKiwi-src,BLEU-refA", "--include-human")
+    assert seg["metrics"]["CometKiwi-src"]["n_systems"] == 13 and seg["metrics"]["BLEU-refA"]["missing"] == ["refA"]

@@ -29,6 +29,7 @@ INFRASTRUCTURE = re.compile(r"(broker|results|[\w-]*ratelimit)\.sqlite$")
 SERIAL_FILES = {
     "faults": ("platform/jobs/test_faults.py",),
     "races": ("platform/submissions/test_concurrency.py",),
+    "processes": ("platform/ops/test_doctor.py",),   # a real Celery worker answers the ping tasks
 }
 #: xdist group -> fixtures whose tests run one after another on one worker
 SERIAL_FIXTURES = {"live-servers": ("live_server_factory",)}
@@ -41,6 +42,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: exercises SQLite itself; not rerun in the PostgreSQL pass")
+    # pytest-xdist registers it too; without xdist (a plain `make test`) the groups are inert
+    config.addinivalue_line("markers", "xdist_group(name): run with the group's other tests on one xdist worker")
     if is_postgres():
         _listen_for_sqlite()
 

@@ -166,8 +166,8 @@ def sweep_now():
 
 
 def people():
-    """Every account but the LLM judges' machine accounts (they cannot log in: no reset link, no role to set;
-    each judge's page manages it)."""
+    """Every account but the LLM judges' machine accounts (they cannot log in: the reset rule gives them no
+    link, and no role can be set on one; each judge's page manages it)."""
     from ..judges.models import Judge
 
     return db.session.scalars(select(User).where(User.id.not_in(select(Judge.user_id))).order_by(User.id)).all()
@@ -199,7 +199,9 @@ def users():
 
 @bp.post("/users/<int:user_id>/reset-link")
 def reset_link(user_id: int):
-    user = person(user_id)
+    user = db.session.get(User, user_id)   # a judge's machine account too: the reset rule refuses it (403)
+    if user is None:
+        raise NotFound("user")
     if not EmptyForm().validate_on_submit():
         return redirect(url_for("admin.users"))
     try:

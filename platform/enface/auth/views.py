@@ -5,6 +5,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 
 from ..extensions import limiter
 from ..services import ServiceError, accounts, login_throttle
+from ..services.testsets import example_testsets
 from . import bp
 from .forms import EmptyForm, LoginForm, PasswordForm, RegisterForm, ResetForm, TokenForm
 
@@ -140,17 +141,10 @@ def tokens():
         else:
             form = TokenForm(formdata=None)
     resp = make_response(render_template("auth/tokens.html", form=form, secret=secret, revoke_form=EmptyForm(),
-                                         tokens=list(reversed(current_user.tokens)), example=_example_testset()))
+                                         tokens=list(reversed(current_user.tokens)),
+                                         examples=example_testsets(current_user)))
     resp.headers["Cache-Control"] = "no-store"   # the page may hold a new secret
     return resp
-
-
-def _example_testset():
-    """The test set the usage examples name: the first open one, else the first one (None: there is none)."""
-    from ..services.testsets import list_testsets
-
-    testsets = list_testsets()
-    return next((ts for ts in testsets if ts.is_open()), testsets[0] if testsets else None)
 
 
 @bp.post("/tokens/<int:token_id>/revoke")

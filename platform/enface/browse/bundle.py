@@ -9,7 +9,7 @@ Layout (under ``<slug>-release/`` in the zip)::
     scores/leaderboard.csv (+ .signatures.csv, .json)   the leaderboard as the public sees it
     tables/automatic.{tex,csv}, tables/human.{tex,csv}  the findings tables
     annotations/<campaign id>-<name>.<ext> each released campaign in its protocol's formats (MQM: Marot TSV)
-    mtme/                                  the same in mt-metrics-eval's layout (:mod:`.bundle_mtme`)
+    mtme/                                  the same in mt-metrics-eval's layout (:mod:`~enface.browse.bundle_mtme`)
 """
 
 from __future__ import annotations

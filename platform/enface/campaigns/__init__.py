@@ -1,9 +1,9 @@
 """The human-evaluation core, the organizer's side: create a campaign of any protocol, invite
 annotators, start, watch, rebalance, export, release.
 
-The tables are in :mod:`.models`, the rules in :mod:`.services` (and the pure parts
-in :mod:`.logic` and :mod:`.reading`), the protocol interface in :mod:`.protocol`;
-:mod:`.views` are thin. The blueprint (``bp``) is imported on first use, so that
+The tables are in :mod:`~enface.campaigns.models`, the rules in :mod:`~enface.campaigns.services` (and the pure parts
+in :mod:`~enface.campaigns.logic` and :mod:`~enface.campaigns.reading`), the protocol interface in :mod:`~enface.campaigns.protocol`;
+:mod:`~enface.campaigns.views` are thin. The blueprint (``bp``) is imported on first use, so that
 ``enface campaign --help`` stays quick.
 """
 

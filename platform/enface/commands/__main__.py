@@ -2,4 +2,5 @@
 
 from . import main
 
-main(prog_name="enface")
+if __name__ == "__main__":   # (not on import: the API reference imports every module)
+    main(prog_name="enface")

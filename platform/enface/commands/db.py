@@ -37,9 +37,6 @@ def db_current():
 
 def redact(url: str) -> str:
     """The database URL without its password."""
-    from sqlalchemy.engine import make_url
+    from ..ops.doctor import redact as without_password
 
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:   # not a URL we can parse: print nothing secret
-        return "(database)"
+    return without_password(url)

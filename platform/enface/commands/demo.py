@@ -12,7 +12,7 @@ from ._common import fail, load_app
 from .demo_judge import start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
-from .submit import ApiClient, collect_files, wait_for
+from .submit import ApiClient, SubmitError, collect_files, wait_for
 
 DEMO_USERS = [
     # email, role, team, display name
@@ -203,7 +203,7 @@ def demo(host, port, demo_dir, once):
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()
-        if isinstance(exc, (RuntimeError, click.ClickException)):
+        if isinstance(exc, (RuntimeError, click.ClickException, SubmitError)):
             fail(str(exc))
         raise
     click.echo("")

@@ -10,11 +10,11 @@ from ._common import fail, load_app
 
 
 @click.command()
-@click.option("--network", is_flag=True, help="also ask each LLM judge's endpoint for its models (GET /models)")
+@click.option("--network", is_flag=True, help="also send each LLM judge's endpoint one small test call (its model, its key)")
 @click.option("--queues", default="cpu,gpu,llm", show_default=True,
               help="the queues a worker must answer on (comma-separated)")
 @click.option("--timeout", type=float, default=10.0, show_default=True,
-              help="seconds a worker (or a judge's endpoint) has to answer")
+              help="seconds a worker has to answer its ping")
 @click.option("--min-free-gb", type=float, default=1.0, show_default=True,
               help="free disk space the data folder needs")
 def doctor(network, queues, timeout, min_free_gb):

@@ -61,15 +61,16 @@ def get_meta(ts: TestSet) -> dict:
     campaigns = _released(ts)
     cfg = current_app.config
     n_boot, seed = max(1, int(cfg.get("META_BOOTSTRAP_SAMPLES", 1000))), int(cfg.get("META_BOOTSTRAP_SEED", DEFAULT_SEED))
+    permutations = max(0, int(cfg.get("META_CLUSTER_PERMUTATIONS", 1000)))
     key = (ts.scores_version, tuple((c.id, c.released_at.isoformat() if c.released_at else "") for c in campaigns),
-           n_boot, seed)
+           n_boot, seed, permutations)
     cache = _cache()
     with _lock:
         hit = cache.get(ts.id)
         if hit is not None and hit[0] == key:
             cache.move_to_end(ts.id)
             return hit[1]
-    page = _build(ts, campaigns, n_boot=n_boot, seed=seed)
+    page = _build(ts, campaigns, n_boot=n_boot, seed=seed, permutations=permutations)
     with _lock:
         cache[ts.id] = (key, page)
         cache.move_to_end(ts.id)
@@ -137,7 +138,7 @@ def _direction(hib: bool) -> str:
     return "↑" if hib else "↓"
 
 
-def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) -> dict[str, Any]:
+def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int, permutations: int) -> dict[str, Any]:
     subs = _submissions(ts)
     names = _names(subs)
     metrics = stored_metrics(ts, subs, names)
@@ -155,7 +156,8 @@ def _build(ts: TestSet, campaigns: list[Campaign], *, n_boot: int, seed: int) ->
                                                              "protocol": camp.protocol}, "error": exc.message})
             continue
         for source in found:
-            res = evaluate_source(source.renamed(names), metrics, n_boot=n_boot, seed=seed)
+            res = evaluate_source(source.renamed(names), metrics, n_boot=n_boot, seed=seed,
+                                  cluster_permutations=permutations)
             res["campaign"] = {"id": camp.id, "name": camp.name, "protocol": camp.protocol}
             for key, block in res["metrics"].items():
                 flipped = [f["system"] for f in block["rank_flips"]["systems"]]

@@ -1,2 +1,2 @@
-"""Operating a deployment: ``enface doctor`` (:mod:`.doctor`), ``enface backup`` / ``restore`` (:mod:`.backup`)
-and the structured logs (:mod:`.logs`)."""
+"""Operating a deployment: ``enface doctor`` (:mod:`~enface.ops.doctor`), ``enface backup`` / ``restore`` (:mod:`~enface.ops.backup`)
+and the structured logs (:mod:`~enface.ops.logs`)."""

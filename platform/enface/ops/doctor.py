@@ -180,11 +180,13 @@ def check_disk(cfg, min_free_bytes: int) -> Check:
     return _ok(name, detail)
 
 
-def check_judges(app, timeout: float) -> list[Check]:
-    """Each configured LLM judge's endpoint answers ``GET /models`` (with its own key: the operator chose it)."""
+def check_judges(app) -> list[Check]:
+    """Each configured LLM judge's endpoint answers one small call with its model and key (the same test
+    call as the judges' page, :func:`enface.judges.manage.test_endpoint`: the operator chose the endpoint)."""
     from sqlalchemy import select
 
     from ..extensions import db
+    from ..judges.manage import test_endpoint
     from ..judges.models import Judge
 
     out = []
@@ -193,31 +195,11 @@ def check_judges(app, timeout: float) -> list[Check]:
         if not judges:
             return [_skip("judges' endpoints", "no LLM judge is configured")]
         for judge in judges:
-            out.append(_judge_endpoint(judge, timeout))
+            found = test_endpoint(judge)
+            name = f"judge {judge.id} ({judge.name})"
+            out.append(_ok(name, f"{found.message} in {found.seconds:.1f} s") if found.ok
+                       else _fail(name, f"{judge.base_url}: {found.message}"))
     return out
-
-
-def _judge_endpoint(judge, timeout: float) -> Check:
-    import openai
-
-    from ..judges.crypto import SecretUnreadable
-    from ..judges.setup import api_key
-    from ..services import ServiceError
-
-    name = f"judge {judge.id} ({judge.name})"
-    try:
-        key = api_key(judge)
-    except ServiceError as exc:
-        return _fail(name, exc.message)
-    except SecretUnreadable as exc:
-        return _fail(name, str(exc))
-    try:
-        openai.OpenAI(base_url=judge.base_url, api_key=key or "none", timeout=timeout, max_retries=0).models.list()
-    except openai.APIStatusError as exc:
-        return _fail(name, f"{judge.base_url} answered HTTP {exc.status_code}")
-    except Exception as exc:
-        return _fail(name, f"{judge.base_url} does not answer: {type(exc).__name__}")
-    return _ok(name, f"{judge.base_url} answers")
 
 
 def run_checks(app, cfg, *, queues: tuple[str, ...], worker_timeout: float, min_free_bytes: int,
@@ -228,7 +210,7 @@ def run_checks(app, cfg, *, queues: tuple[str, ...], worker_timeout: float, min_
         lambda: check_workers(app, queues, worker_timeout), lambda: check_comet(cfg),
         lambda: check_rate_limit_store(app), lambda: check_disk(cfg, min_free_bytes)]
     if network:
-        steps.append(lambda: check_judges(app, worker_timeout))
+        steps.append(lambda: check_judges(app))
     for step in steps:
         result = step()
         yield from (result if isinstance(result, list) else [result])

@@ -9,7 +9,7 @@ the leaderboard's to the last bit), and the model metrics' stored segment scores
 ranges (``losses + 1 .. N - wins``) and clusters come from :mod:`scoring.ranking`.
 
 The ``rank`` job stores the result with the ``scores_version`` it was computed for;
-the leaderboard (:mod:`.leaderboard`) shows it while that version is current.
+the leaderboard (:mod:`~enface.services.leaderboard`) shows it while that version is current.
 """
 
 from __future__ import annotations

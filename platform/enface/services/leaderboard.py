@@ -172,7 +172,7 @@ def _versions(testset_id: int) -> tuple[int, int | None] | None:
 
 @event.listens_for(Session, "after_commit")
 def _forget_changed(session) -> None:
-    """A committed write that changed a leaderboard (:func:`.testsets.note_leaderboard_change`): read again."""
+    """A committed write that changed a leaderboard (:func:`~enface.services.testsets.note_leaderboard_change`): read again."""
     for testset_id in session.info.pop(LEADERBOARD_CHANGES, ()):
         forget_versions(testset_id)
 
@@ -222,7 +222,7 @@ def _current_versions(testset_id: int) -> tuple[int, int | None] | None:
 def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
     """All rows of a test set's leaderboard, cached until its scores, labels, releases or clusters change.
 
-    ``frozen``: the automatic standings as of the freeze (:mod:`.freeze`), when the test set is
+    ``frozen``: the automatic standings as of the freeze (:mod:`~enface.services.freeze`), when the test set is
     frozen, with the human rankings released since; else the live ones.
 
     The key is (scores_version, the clusters' version), read in one query per request:

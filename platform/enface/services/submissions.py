@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from flask import current_app, url_for
 from sqlalchemy import delete, insert, select, update
@@ -124,7 +124,7 @@ def can_view(user: User | None, sub: Submission) -> bool:
 
 
 def in_frozen_board(sub: Submission) -> bool:
-    """Whether the test set's frozen standings (:mod:`.freeze`) hold ``sub``."""
+    """Whether the test set's frozen standings (:mod:`~enface.services.freeze`) hold ``sub``."""
     board = sub.testset.frozen_board if sub.testset.frozen_at is not None else None
     return bool(board) and any(r.get("submission_id") == sub.id for r in board.get("rows", []))
 
@@ -375,6 +375,28 @@ def team_primary(user: User, testset_id: int) -> Submission | None:
     return _active_primary(user.team_id, testset_id)
 
 
+#: how long after a switch of primary its page offers the switch back (on every view, not only the next one)
+UNDO_SWITCH_MINUTES = 10
+
+
+def undoable_switch(sub: Submission) -> tuple[Submission, datetime] | None:
+    """(the previous primary, until when) when ``sub`` became primary less than UNDO_SWITCH_MINUTES ago and
+    the switch back is still possible; else None. Read from the switch's event on the previous primary."""
+    if sub.label != "primary" or sub.withdrawn or sub.slot is None:
+        return None
+    since = utcnow() - timedelta(minutes=UNDO_SWITCH_MINUTES)
+    event = db.session.scalar(select(SubmissionEvent).where(
+        SubmissionEvent.message.startswith(f"now contrastive: #{sub.id} was made primary", autoescape=True),
+        SubmissionEvent.created_at >= since).order_by(SubmissionEvent.id.desc()).limit(1))
+    if event is None:
+        return None
+    prev = db.session.get(Submission, event.submission_id)
+    if (prev is None or prev.team_id != sub.team_id or prev.testset_id != sub.testset_id or prev.withdrawn
+            or prev.label != "contrastive" or prev.slot is None):
+        return None
+    return prev, event.created_at + timedelta(minutes=UNDO_SWITCH_MINUTES)
+
+
 def current_primary(sub: Submission) -> Submission | None:
     """The active primary of ``sub``'s team on its test set (None: none, or a baseline)."""
     return _active_primary(sub.team_id, sub.testset_id)
@@ -539,7 +561,7 @@ def submission_dict(sub: Submission, *, with_report: bool = True, private: bool 
     """The API's view of a submission. ``private`` (the owning team, organizers): the files (names, sizes,
     hashes) and the timeline as written; otherwise no files and the timeline without e-mail addresses.
     ``with_report``: the validation report (the owning team and organizers only). ``operator`` (organizers):
-    n/a reasons with the operator's instructions (:mod:`.reasons`)."""
+    n/a reasons with the operator's instructions (:mod:`~enface.services.reasons`)."""
     scores = {}
     segment_scores = {}
     for s in sub.scores:

@@ -37,6 +37,21 @@ def list_testsets() -> list[TestSet]:
                                    .order_by(Task.id, TestSet.id)))
 
 
+def example_testsets(user, limit: int = 3) -> list[TestSet]:
+    """The test sets the token page's examples name: those the user's team submitted to (latest first), else
+    the open ones, else the first one; at most ``limit``."""
+    from ..models import Submission
+
+    testsets = list_testsets()
+    if getattr(user, "team_id", None) is not None:
+        latest = dict(db.session.execute(select(Submission.testset_id, func.max(Submission.id))
+                                         .where(Submission.team_id == user.team_id)
+                                         .group_by(Submission.testset_id)).all())
+        if latest:
+            return sorted((ts for ts in testsets if ts.id in latest), key=lambda ts: -latest[ts.id])[:limit]
+    return ([ts for ts in testsets if ts.is_open()] or testsets[:1])[:limit]
+
+
 def get_or_create_task(name: str) -> Task:
     name = check_text(name, "task name", max_len=100)
     task = db.session.scalar(select(Task).where(func.lower(Task.name) == name.lower()))
@@ -241,7 +256,7 @@ SCORES_CHANGES = "scores_changes"
 
 def bump_scores_version(session, testset_id: int) -> None:
     """The test set's scores (or what the board shows of them) changed: the cached boards are stale, and once
-    the write commits the automatic clusters are queued for the new version (:mod:`.leaderboard`)."""
+    the write commits the automatic clusters are queued for the new version (:mod:`~enface.services.leaderboard`)."""
     session.execute(update(TestSet).where(TestSet.id == testset_id)
                     .values(scores_version=TestSet.scores_version + 1))
     note_leaderboard_change(session, testset_id)
@@ -250,7 +265,7 @@ def bump_scores_version(session, testset_id: int) -> None:
 
 def note_leaderboard_change(session, testset_id: int) -> None:
     """Marks the session: once it commits, this process's leaderboard reads the test set's versions again
-    at once (the listener is in :mod:`.leaderboard`; other processes see it within a second)."""
+    at once (the listener is in :mod:`~enface.services.leaderboard`; other processes see it within a second)."""
     session.info.setdefault(LEADERBOARD_CHANGES, set()).add(testset_id)
 
 

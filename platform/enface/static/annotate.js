@@ -37,7 +37,9 @@
   // ---------------------------------------------------------------- words (same rule as logic.py)
   const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
   const TOKEN_RE = new RegExp(
-    '[' + CJK + ']|(?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+(?:[\'\\u2019\\-](?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+)*|\\S',
+    '[' + CJK + ']|(?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+(?:[\'\\u2019\\-](?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+)*' +
+    // any other mark, a run of the same one as one token: "--" and "..." are one word, as read
+    '|(\\S)\\1*',
     'gu');
 
   function tokenize(text) {
@@ -824,6 +826,10 @@
     Q.showStatus();
     if (!res.ok) { toast((data && data.error && data.error.message) || 'Could not finish', 'error'); return; }
     lockFinished(data && data.next);
+    // the banner with "Go to the next item" is at the top of the page: bring it into view, the link focused
+    const banner = $('#finished-banner');
+    if (banner) banner.scrollIntoView({ block: 'center' });
+    if (!$('#next-link').hidden) $('#next-link').focus({ preventScroll: true });
     toast('Item finished. Thank you!');
   }
 
@@ -957,7 +963,8 @@
 
   // ---------------------------------------------------------------- start
   function fitTopbar() {
-    document.documentElement.style.setProperty('--top-h', $('#topbar').offsetHeight + 'px');
+    // the exact (fractional) height: a rounded one leaves a sliver between the top bar and the column header
+    document.documentElement.style.setProperty('--top-h', $('#topbar').getBoundingClientRect().height + 'px');
   }
 
   function init() {
@@ -975,6 +982,9 @@
     document.addEventListener('mousemove', function () { lastActivity = Date.now(); }, { passive: true });
     document.addEventListener('scroll', function () { lastActivity = Date.now(); if (popover) placePopover(); }, { passive: true });
     window.addEventListener('resize', function () { fitTopbar(); if (popover) placePopover(); });
+    // the top bar's height also changes without a resize (its status texts wrap to another row): follow it,
+    // or the sticky column header hides under it, or leaves a gap that scrolled text shows through
+    if (window.ResizeObserver) new ResizeObserver(fitTopbar).observe($('#topbar'));
     const on = function (sel, fn) { const e = $(sel); if (e) e.addEventListener('click', fn); };   // (read-only pages lack some)
     on('#prev-btn', function () { setCurrent(cur - 1); });
     on('#next-btn', function () { setCurrent(cur + 1); });
@@ -1006,6 +1016,8 @@
       cursor: function () { return cur; },
       read: function () { return segs.map(function (s) { return isRead(s.i); }); },
       dwell: function () { return dwell.slice(); },
+      tokens: function (text) { return tokenize(text).tokens; },
+      scheme: function () { return S.scheme; },
     };
     document.body.dataset.ready = '1';
   }

@@ -8,7 +8,7 @@ from ..auth.forms import EmptyForm
 from ..confirm import ask, confirmed
 from ..extensions import db
 from ..forms import choices
-from ..services import Forbidden, NotFound, ServiceError, is_ascii_int
+from ..services import Forbidden, NotFound, ServiceError
 from ..services import submissions as subs
 from ..services import testsets as testsets_svc
 from ..services.archive_names import safe_part
@@ -100,15 +100,11 @@ def mine():
 def detail(submission_id: int):
     sub = subs.get_visible(current_user, submission_id)
     owner = current_user.is_authenticated and (subs.can_manage(current_user, sub) or current_user.is_organizer)
-    undo = None
-    if owner and is_ascii_int(request.args.get("undo", "")):
-        # Just switched: offer to make the previous primary primary again, while that is still possible.
-        prev = db.session.get(subs.Submission, int(request.args["undo"]))
-        if (prev is not None and prev.team_id == sub.team_id and prev.testset_id == sub.testset_id
-                and prev.label == "contrastive" and prev.slot is not None and sub.label == "primary"):
-            undo = prev
+    # A recent switch of primary: offer the switch back on every view for a while, not only on the next page.
+    undo = subs.undoable_switch(sub) if owner else None
     return render_template("submissions/detail.html", sub=sub, owner=owner, action_form=EmptyForm(),
-                           scores=sub.corpus_scores(), public_message=subs.public_message, undo=undo)
+                           scores=sub.corpus_scores(), public_message=subs.public_message, undo=undo,
+                           undo_minutes=subs.UNDO_SWITCH_MINUTES)
 
 
 def _action(submission_id: int, fn, done: str, *, question=None, back_to=None):
@@ -157,7 +153,17 @@ def _primary_question(sub) -> dict:
     details = [f"#{sub.id} {sub.system_name!r} becomes your team's primary system: the one that is ranked."]
     if old is not None:
         details.append(f"The current primary, #{old.id} {old.system_name!r}, becomes contrastive.")
-        details.append(f"To undo, make #{old.id} primary again (the next page offers it).")
+        details.append(f"To undo, make #{old.id} primary again: its page offers that for "
+                       f"{subs.UNDO_SWITCH_MINUTES} minutes.")
+    from ..campaigns.services.lifecycle import released_campaigns_of
+
+    judged = released_campaigns_of(old.id) if old is not None else []
+    if judged:
+        names = ", ".join(repr(c.name) for c in judged)
+        details.append(f"A human evaluation of this test set is released ({names}): it judged #{old.id} "
+                       f"{old.system_name!r}. Its official ranking keeps ranking #{old.id}, marked \"now "
+                       f"contrastive\"; the automatic board shows #{sub.id} as your primary, which no human "
+                       "evaluation ranked.")
     return {"title": f"Make #{sub.id} {sub.system_name} primary?", "button": "Yes, make it primary",
             "message": "Only one system per team is primary.", "details": details}
 
@@ -182,10 +188,10 @@ def make_primary(submission_id: int):
         if old is not None and old.id != sub.id:
             previous["id"] = old.id
 
-    def undo_page(sub):
+    def undo_page(sub):   # its page offers the switch back (subs.undoable_switch)
         if "id" not in previous or undo:
             return None
-        return url_for("submissions.detail", submission_id=sub.id, undo=previous["id"])
+        return url_for("submissions.detail", submission_id=sub.id)
 
     return _action(submission_id, switch, "Submission #{id} is now your primary system.",
                    question=None if undo else _primary_question, back_to=undo_page)

@@ -83,6 +83,10 @@ def test_guard_rails_in_a_browser(site):
         assert page.get_by_text(f"Submission #{second} is now your primary system.").is_visible()
         assert world.submission(second).label == "primary"
         shot(page, "primary-undo-offer")
+        # the offer survives a reload and a visit elsewhere (for the window it states)
+        page.goto(f"{url}/submissions")
+        page.goto(f"{url}/submissions/{second}")
+        assert "offered for 10 minutes after the switch" in page.inner_text("#undo-until")
         page.click(f"button:has-text('Undo: make #{first} primary again')")
         assert world.submission(first).label == "primary" and world.submission(second).label == "contrastive"
 

@@ -57,17 +57,39 @@ def test_make_primary_confirms_and_offers_an_undo(client, world):
     assert f"Make #{second} second-sys primary?" in page and f"#{first} 'first-sys', becomes contrastive" in page
     assert state_of(world, second)[0] == "contrastive"
     done = client.post(f"/submissions/{second}/primary", data={"confirmed": "yes"})
-    assert done.status_code == 302 and done.headers["Location"].endswith(f"/submissions/{second}?undo={first}")
+    assert done.status_code == 302 and done.headers["Location"].endswith(f"/submissions/{second}")
     assert state_of(world, second)[0] == "primary" and state_of(world, first)[0] == "contrastive"
     html = client.get(done.headers["Location"]).get_data(as_text=True)
-    assert f"Undo: make #{first} primary again" in html
+    assert f"Undo: make #{first} primary again" in html and "offered for 10 minutes after the switch" in html
+    # the offer stays on the page (a reload, another page and back) for the stated window, then goes
+    client.get("/submissions")
+    assert f"Undo: make #{first} primary again" in client.get(f"/submissions/{second}").get_data(as_text=True)
+    _age_switch(world, minutes=11)
+    assert "Undo:" not in client.get(f"/submissions/{second}").get_data(as_text=True)
+    _age_switch(world, minutes=-11)
     # The undo is the same switch back, without a second confirmation.
     undone = client.post(f"/submissions/{first}/primary", data={"undo": "1"})
     assert undone.status_code == 302 and undone.headers["Location"].endswith(f"/submissions/{first}")
     assert state_of(world, first)[0] == "primary" and state_of(world, second)[0] == "contrastive"
-    # A stale undo link offers nothing (the other one is no longer contrastive-with-a-slot after a withdraw).
+    # After the switch back, the offer is for the other way; a withdrawn one offers nothing.
+    assert f"Undo: make #{second} primary again" in client.get(f"/submissions/{first}").get_data(as_text=True)
     client.post(f"/submissions/{second}/withdraw", data={"confirmed": "yes"})
-    assert "Undo:" not in client.get(f"/submissions/{first}?undo={second}").get_data(as_text=True)
+    assert "Undo:" not in client.get(f"/submissions/{first}").get_data(as_text=True)
+    assert "Undo:" not in client.get(f"/submissions/{first}?undo=²").get_data(as_text=True)
+
+
+def _age_switch(world, minutes: int) -> None:
+    """Move every switch event ``minutes`` into the past (negative: back)."""
+    from datetime import timedelta
+
+    from enface.extensions import db
+    from enface.models import SubmissionEvent
+    from sqlalchemy import select
+
+    with world.app.app_context(), db.write():
+        for event in db.session.scalars(select(SubmissionEvent)
+                                        .where(SubmissionEvent.message.startswith("now contrastive"))):
+            event.created_at -= timedelta(minutes=minutes)
 
 
 # --------------------------------------------------------------------------- the submission form
@@ -183,6 +205,29 @@ def test_the_token_page_shows_whole_commands(client, world):
     assert f"--token {secret}" in enface and "…" not in enface and "out/*.txt" in enface
     assert f'Authorization: Bearer {secret}' in curl and "-F files=@out/jade-lantern.1.txt" in curl
     assert curl.rstrip().endswith(f"/api/v1/testsets/{ts}/submissions") and "-F system_name=my-system" in curl
+
+
+def test_the_token_page_names_the_teams_own_test_sets_and_the_light_client(client, world, tmp_path):
+    """A team that submitted to test set 2 (not the first one imported) sees commands for test set 2."""
+    from tests.support.testkit import upload
+
+    first = world.testset()
+    second = world.testset(task="Second task")
+    uid, token = world.team_with_token("cap@a.org", "Team A")
+    assert upload(client, second, token).status_code == 202
+    login(client, "cap@a.org")
+    html = client.get("/auth/tokens").get_data(as_text=True)
+    enface = re.search(r'<pre class="example" id="example-enface">(.*?)</pre>', html, re.S).group(1)
+    assert f"--testset {second} " in enface and f"--testset {first} " not in html
+    assert f"/api/v1/testsets/{second}/submissions" in html and f"/api/v1/testsets/{first}/" not in html
+    assert '<pre class="example" id="install-client">pip install ./clients/submit</pre>' in html
+    # a team that has not submitted yet: every open test set, each with its own commands
+    world.user("new@b.org", team="Team B")
+    other = client.application.test_client()
+    login(other, "new@b.org")
+    html = other.get("/auth/tokens").get_data(as_text=True)
+    assert f"--testset {first} " in html and f"--testset {second} " in html
+    assert f'id="example-enface-{second}"' in html
 
 
 # --------------------------------------------------------------------------- imported test sets

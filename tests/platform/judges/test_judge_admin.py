@@ -125,5 +125,5 @@ def test_judge_accounts_are_not_people_on_the_users_page(world):
     org = world.client("org@example.org")
     page = org.get("/admin/users").get_data(as_text=True)
     assert email not in page and "LLM judge: Quiet judge" not in page
-    assert org.post(f"/admin/users/{uid}/reset-link").status_code == 404
+    assert org.post(f"/admin/users/{uid}/reset-link").status_code == 403      # the reset rule: an inactive account
     assert org.post(f"/admin/users/{uid}/role", data={"role": "admin"}).status_code == 404

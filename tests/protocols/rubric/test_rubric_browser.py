@@ -122,7 +122,17 @@ def test_score_by_keyboard_reload_and_finish(live, browser):
         "Both dropped subjects are wrong."
     shot(page, "reloaded")
 
-    page.keyboard.press("Enter")   # finish: the next item opens
+    page.keyboard.press("Enter")   # asks first: one Enter finishes nothing
+    page.wait_for_selector("#finish-confirm:not([hidden])")
+    assert "Finish this item?" in page.inner_text("#finish-confirm")
+    page.wait_for_timeout(300)
+    assert stored(world, pid)[0] == "started" and pid in page.url
+    shot(page, "finish-confirm", full=False)
+    page.keyboard.press("Escape")  # back to scoring: still not finished, a score key scores again
+    assert page.locator("#finish-confirm").is_hidden() and stored(world, pid)[0] == "started"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#finish-confirm:not([hidden])")
+    page.keyboard.press("Enter")   # Enter again: finished, the next item opens
     page.wait_for_url(lambda url: pid not in url, timeout=10000)
     page.wait_for_selector("#rubric[data-ready='1']")
     assert stored(world, pid)[0] == "finished"
@@ -158,6 +168,7 @@ def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
     assert data[safety["phenomena"][0]["id"]] == {"sp": 2, "g_1": 1, "g_2": 0, "refusal": "unjustified",
                                                   "comment": ""}
     page.keyboard.press("Enter")
+    page.click("#finish-yes")       # the button of the question finishes too
     page.wait_for_url(lambda url: pid not in url, timeout=10000)
     assert stored(world, pid)[0] == "finished"
     ctx.close()

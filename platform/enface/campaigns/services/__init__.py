@@ -1,9 +1,9 @@
 """The campaign core's services, one module per concern; views, the CLI and protocols import them from here.
 
-* :mod:`.setup`: finding and creating campaigns, their versions and documents
-* :mod:`.people`: annotators, invites, conflicts of interest
-* :mod:`.lifecycle`: start and assignment, open/close, rebalance, release, the leaderboard hook
-* :mod:`.annotating`: the annotator's side: items, locks, progress, stages, autosaved answers
+* :mod:`~enface.campaigns.services.setup`: finding and creating campaigns, their versions and documents
+* :mod:`~enface.campaigns.services.people`: annotators, invites, conflicts of interest
+* :mod:`~enface.campaigns.services.lifecycle`: start and assignment, open/close, rebalance, release, the leaderboard hook
+* :mod:`~enface.campaigns.services.annotating`: the annotator's side: items, locks, progress, stages, autosaved answers
 """
 
 from ...services import ServiceError

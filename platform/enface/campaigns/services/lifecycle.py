@@ -15,7 +15,7 @@ from ...extensions import db
 from ...models import utcnow
 from ...services import NotFound
 from .. import logic
-from ..models import Assignment, Campaign, CampaignAnnotator, Item, ItemVersion, Response
+from ..models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item, ItemVersion, Response
 from ..protocol import ItemPlan, protocol_of
 from .common import bad
 
@@ -63,7 +63,7 @@ def counterbalanced_pairs(campaign: Campaign, plans: list[ItemPlan], annotators:
 
 
 def plan_by_strategy(campaign: Campaign, plans: list[ItemPlan]) -> list[tuple[int, int, dict]]:
-    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`.logic`); "pairs" plans say
+    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`~enface.campaigns.logic`); "pairs" plans say
     which version is read first ({"first": 1 or 2})."""
     if campaign.strategy == "pairs":
         annotators = list(campaign.annotators)
@@ -311,9 +311,35 @@ def attach_to_leaderboard(board: dict) -> dict:
         board[key] = info
         if info:
             board.setdefault("human_keys", []).append(key)
+        if info and info.get("ranking"):
+            info["ranking"] = _mark_switched(info["ranking"], board.get("rows", []))
         for row in board.get("rows", []):
             row[key] = info["by_submission"].get(row["submission_id"]) if info else None
     return board
+
+
+def _mark_switched(ranking: dict, board_rows: list[dict]) -> dict:
+    """A copy of the ranking whose rows say what each evaluated submission is now, where that changed since
+    the evaluation (``now``: "contrastive" after a primary switch, "off the board" after a withdrawal); the ranking stays."""
+    group_now = {r["submission_id"]: r["group"] for r in board_rows}
+    rows = []
+    for row in ranking["rows"]:
+        sid, now = row.get("submission_id"), None
+        if sid is not None and row.get("kind") != "reference":
+            current = group_now.get(sid)
+            if current is None:
+                now = "off the board"
+            elif current != row.get("kind") and current == "contrastive":
+                now = "contrastive"
+        rows.append({**row, "now": now})
+    return {**ranking, "rows": rows, "switched": [r for r in rows if r["now"]]}
+
+
+def released_campaigns_of(submission_id: int) -> list[Campaign]:
+    """The released campaigns that evaluated this submission."""
+    return list(db.session.scalars(select(Campaign).join(CampaignVersion, CampaignVersion.campaign_id == Campaign.id)
+                                   .where(CampaignVersion.submission_id == submission_id,
+                                          Campaign.state == "released").order_by(Campaign.id)))
 
 
 def annotators_without_items(campaign: Campaign) -> list[CampaignAnnotator]:

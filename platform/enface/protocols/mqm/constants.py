@@ -1,5 +1,5 @@
 """The choices of a campaign's settings, with no import behind them: the tables check them
-(:mod:`.models`), the forms and the command line offer them (``enface campaign --help``
+(:mod:`~enface.protocols.mqm.models`), the forms and the command line offer them (``enface campaign --help``
 stays quick without SQLAlchemy)."""
 
 ATTENTION_KINDS = ("mixed", "words", "letters")

@@ -1,1 +1,1 @@
-"""DITING-style rubric evaluation of phenomenon-tagged segments (see :mod:`.protocol`)."""
+"""DITING-style rubric evaluation of phenomenon-tagged segments (see :mod:`~enface.protocols.rubric.protocol`)."""

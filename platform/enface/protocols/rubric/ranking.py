@@ -42,7 +42,7 @@ def unit_scores(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[tuple[str, 
 
 
 def rubric_ranking(campaign: Campaign, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """The official ranking from the human rows of ``rows`` (:func:`.results.response_rows`); None
+    """The official ranking from the human rows of ``rows`` (:func:`~enface.protocols.rubric.results.response_rows`); None
     when no person has scored anything."""
     people = human_rows(rows)
     if not people:

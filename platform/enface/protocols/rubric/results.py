@@ -71,7 +71,7 @@ def response_rows(campaign: Campaign, assignments: list[Assignment] | None = Non
 def results(campaign: Campaign, assignments: list[Assignment] | None = None, *,
             with_ranking: bool = False) -> dict[str, Any]:
     """The results JSON of :func:`humaneval.rubric.rubric_results` (systems, items, agreement) and the campaign;
-    ``with_ranking``: also ``ranking``, the official human ranking (:mod:`.ranking`; judges left out),
+    ``with_ranking``: also ``ranking``, the official human ranking (:mod:`~enface.protocols.rubric.ranking`; judges left out),
     computed once, at release."""
     rubric = campaign_rubric(campaign)
     rows = response_rows(campaign, assignments)

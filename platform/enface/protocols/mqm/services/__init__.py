@@ -2,13 +2,13 @@
 
 Scores, agreement, error counts, significance and the TSV format all come from the
 :mod:`mqm` library, fed with an :class:`mqm.MQMData` built from the database
-(:func:`~.results.build_data`); nothing here re-implements them.
+(:func:`~enface.protocols.mqm.services.results.build_data`); nothing here re-implements them.
 
-* :mod:`.scheme`: the campaign's settings and scheme
-* :mod:`.texts`: what an item shows
-* :mod:`.marks`: the annotator's side (page state, marks, reading, attention checks)
-* :mod:`.results`: scores, ranking, agreement, exports, progress, the leaderboard's part
-* :mod:`.charts`: the error chart
+* :mod:`~enface.protocols.mqm.services.scheme`: the campaign's settings and scheme
+* :mod:`~enface.protocols.mqm.services.texts`: what an item shows
+* :mod:`~enface.protocols.mqm.services.marks`: the annotator's side (page state, marks, reading, attention checks)
+* :mod:`~enface.protocols.mqm.services.results`: scores, ranking, agreement, exports, progress, the leaderboard's part
+* :mod:`~enface.protocols.mqm.services.charts`: the error chart
 
 Blindness: :func:`item_state` and :meth:`Mark.to_json` are the only things an annotator
 receives: the item's opaque id, its per-annotator number, the document name and texts,

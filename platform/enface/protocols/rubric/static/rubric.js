@@ -2,7 +2,8 @@
  *
  * Keys: 0/1/2 score the highlighted criterion and move on; ↑↓ or k/j move; h or ? shows every level's
  * description; r cycles the refusal (none, justified, unjustified) where the rubric scores refusals;
- * c writes a comment (Esc leaves it); Backspace clears; Enter finishes the item and opens the next.
+ * c writes a comment (Esc leaves it); Backspace clears; Enter asks whether to finish the item (Enter again
+ * finishes it and opens the next, Esc goes back to scoring).
  *
  * The rubric's rules hold as you score: Specific 0 sets and locks both General scores at 0; a refusal sets
  * and locks the criterion holding the refusal rule (Sensitive Information Handling: justified 2,
@@ -204,7 +205,12 @@
   }
 
   // ---------------------------------------------------------------- finishing
-  function finish() {
+  const confirmEl = document.getElementById('finish-confirm');
+  function confirming() { return confirmEl && !confirmEl.hidden; }
+  function closeConfirm() { if (confirmEl) confirmEl.hidden = true; }
+
+  // One Enter (or the button) only asks: finishing is final, and Enter is easy to press by mistake.
+  function askFinish() {
     if (readonly) return;
     const problems = [];
     phenomena.forEach(function (p) { problems.push.apply(problems, missing(p)); });
@@ -214,6 +220,13 @@
       return;
     }
     showError(null, null);
+    confirmEl.hidden = false;
+    confirmEl.scrollIntoView({ block: 'nearest' });
+    document.getElementById('finish-yes').focus({ preventScroll: true });
+  }
+
+  function finish() {
+    closeConfirm();
     phenomena.forEach(function (p) { clearTimeout(commentTimers[p.id]); save(p); });
     queue.flush(15000).then(function (ok) {
       if (!ok) { showError(null, 'Your scores are not saved yet (offline?): try again in a moment.'); return null; }
@@ -247,13 +260,22 @@
     if (ta && !readonly) ta.addEventListener('input', function () { setComment(p, ta.value); });
   });
   const finishBtn = document.getElementById('finish');
-  if (finishBtn) finishBtn.addEventListener('click', finish);
+  if (finishBtn) finishBtn.addEventListener('click', askFinish);
+  if (confirmEl) {
+    document.getElementById('finish-yes').addEventListener('click', finish);
+    document.getElementById('finish-no').addEventListener('click', function () { closeConfirm(); setCursor(cursor); });
+  }
 
   document.addEventListener('keydown', function (ev) {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
     const typing = t && (t.tagName === 'TEXTAREA' || (t.tagName === 'INPUT' && t.type === 'text'));
     if (typing) { if (ev.key === 'Escape') t.blur(); return; }
+    if (confirming()) {   // the question is open: Enter finishes, Esc goes back, nothing else scores
+      if (ev.key === 'Enter') { ev.preventDefault(); finish(); }
+      else if (ev.key === 'Escape') { ev.preventDefault(); closeConfirm(); setCursor(cursor); }
+      return;
+    }
     if (!slots.length) return;
     const s = slots[cursor];
     const p = phenomena[s.p];
@@ -282,7 +304,7 @@
       }
     } else if (ev.key === 'Enter') {
       if (t && (t.tagName === 'BUTTON' || t.tagName === 'A')) return;
-      ev.preventDefault(); finish();
+      ev.preventDefault(); askFinish();
     }
   });
 
