@@ -8,6 +8,7 @@ import random
 import pytest
 
 from tests.support import ROOT
+from tests.support.services import require_module
 
 SYSTEMS = {"sysA": 0.1, "sysB": 0.4, "sysC": 0.7, "sysD": 0.9}   # chance of a Major error per rating
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"
@@ -38,7 +39,7 @@ def write_mqm(path, same_raters=True, segments=12):
 
 
 def test_prints_the_table(tmp_path, capsys):
-    pytest.importorskip("subset2evaluate", reason="subset2evaluate is installed by `make venv` (--no-deps)")
+    require_module("subset2evaluate", "subset2evaluate is installed by `make venv` (--no-deps)")
     bench = load_bench()
     status = bench.main(["--data", str(write_mqm(tmp_path / "m.tsv")), "--draws", "2", "--fractions", "0.5"])
     out = capsys.readouterr().out

@@ -4,6 +4,7 @@ import pytest
 
 from humaneval.bws import Judgment, counting_scores
 from humaneval.selection import item_utilities, mean_scores, ranking_stability, select_items
+from tests.support.services import require_module
 
 # item -> system -> metric score (higher is better)
 SCORES = {"a": {"x": 0.1, "y": 0.9, "z": 0.5}, "b": {"x": 0.5, "y": 0.5, "z": 0.5},
@@ -12,7 +13,7 @@ SCORES = {"a": {"x": 0.1, "y": 0.9, "z": 0.5}, "b": {"x": 0.5, "y": 0.5, "z": 0.
 
 
 def needs_subset2evaluate():
-    pytest.importorskip("subset2evaluate", reason="subset2evaluate is installed by `make venv` (--no-deps)")
+    require_module("subset2evaluate", "subset2evaluate is installed by `make venv` (--no-deps)")
 
 
 def test_metric_var_known_answer():
