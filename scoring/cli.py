@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .metrics import DEFAULT_METRICS, HIGHER_IS_BETTER, REGISTRY
+from .metrics.base import ReferenceRequired
 from .testset import TestSet, TestSetError, load_flat, load_system_output, load_testset
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -52,15 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
                                     "A TER score's details.backend says which ran.")
     sc.add_argument("inputs", nargs="+", metavar="PATH",
                     help="test-set directory then submissions; with --src, only hypothesis files")
-    sc.add_argument("-m", "--metrics", nargs="+", default=list(DEFAULT_METRICS), choices=list(REGISTRY),
-                    metavar="METRIC", help=f"metrics to compute (default: {' '.join(DEFAULT_METRICS)})")
+    sc.add_argument("-m", "--metrics", nargs="+", default=None, choices=list(REGISTRY),
+                    metavar="METRIC", help=f"metrics to compute (default: {' '.join(DEFAULT_METRICS)}; "
+                                           f"comet alone when the test set has no reference)")
     sc.add_argument("--src", help="flat form: source file, one segment per line")
-    sc.add_argument("--ref", action="append", default=[], help="flat form: a reference file (repeat for each)")
+    sc.add_argument("--ref", action="append", default=[],
+                    help="flat form: a reference file (repeat for each; none: only a reference-free COMET "
+                         "checkpoint such as CometKiwi scores, signature ref:none)")
     sc.add_argument("--docs", help="flat form: document id of every line (for d-BLEU)")
     sc.add_argument("--src-lang", default="", help="flat form: source language code")
     sc.add_argument("--tgt-lang", default="", help="flat form: target language code (picks BLEU's tokenizer)")
     sc.add_argument("--document-level", action="store_true", help="accept document-level submissions")
-    sc.add_argument("--comet-model", help="local COMET checkpoint (dir or .ckpt); default $ENFACE_COMET_MODEL")
+    sc.add_argument("--comet-model", help="local COMET-family checkpoint (dir or .ckpt): wmt22-comet-da, "
+                                          "CometKiwi (no reference), xCOMET, ...; default $ENFACE_COMET_MODEL")
     sc.add_argument("--comet-batch-size", type=int, default=16)
     sc.add_argument("--comet-device", help="cpu, cuda, cuda:1, ... (default: cuda when available)")
     sig = sc.add_mutually_exclusive_group()
@@ -204,8 +209,6 @@ def cmd_score(args) -> int:
     from .validate import validate_submission
 
     if args.src:
-        if not args.ref:
-            raise UsageError("the flat form needs at least one --ref")
         for path in [args.src, *args.ref, *([args.docs] if args.docs else [])]:
             if not Path(path).is_file():
                 raise UsageError(f"{path}: no such file")
@@ -231,10 +234,16 @@ def cmd_score(args) -> int:
         outputs[path] = load_system_output(testset, path, document_level=report.document_level)
         doc_level[path] = report.document_level
 
-    with Scorer(testset, args.metrics, workers=args.workers, comet_model=args.comet_model,
-                comet_batch_size=args.comet_batch_size, comet_device=args.comet_device,
-                progress=_progress_printer()) as scorer:
-        results = scorer.score_many(outputs, document_level=doc_level)
+    if args.metrics is None:
+        args.metrics = list(DEFAULT_METRICS) if testset.num_refs else ["comet"]
+    try:
+        with Scorer(testset, args.metrics, workers=args.workers, comet_model=args.comet_model,
+                    comet_batch_size=args.comet_batch_size, comet_device=args.comet_device,
+                    progress=_progress_printer()) as scorer:
+            results = scorer.score_many(outputs, document_level=doc_level)
+    except ReferenceRequired as exc:
+        print(f"python -m scoring score: error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
 
     significance = None
     if args.paired_bs or args.paired_ar:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .metrics import DEFAULT_METRICS, REGISTRY
-from .metrics.base import MetricUnavailable, Score
+from .metrics.base import MetricUnavailable, ReferenceRequired, Score
 from .metrics.sacrebleu_metrics import (
     SACREBLEU_METRICS,
     SacrebleuScorer,
@@ -55,8 +55,15 @@ class Scorer:
         unknown = [m for m in self.metrics if m not in REGISTRY]
         if unknown:
             raise ValueError(f"unknown metric(s): {', '.join(unknown)}; known: {', '.join(REGISTRY)}")
-        if testset.num_refs == 0 and self.metrics:   # every registered metric compares with a reference
-            raise ValueError(f"test set {testset.name!r} has no reference")
+        if testset.num_refs == 0:
+            # Only a model metric can do without one (a reference-free COMET checkpoint such as CometKiwi);
+            # whether its checkpoint does is known once it is loaded (ReferenceRequired from its engine).
+            needing = [m for m in self.metrics if REGISTRY[m].engine != "model"]
+            if needing:
+                raise ReferenceRequired(
+                    f"test set {testset.name!r} has no reference, and {', '.join(needing)} need one; "
+                    f"without references only a reference-free COMET checkpoint (-m comet with e.g. "
+                    f"CometKiwi) can score")
         self.workers = workers or default_workers()
         self.progress = progress
         self.comet_model = comet_model if comet_model is not None else os.environ.get("ENFACE_COMET_MODEL")

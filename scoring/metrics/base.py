@@ -50,6 +50,10 @@ class Score:
         return cls(metric, name, None, higher_is_better=higher_is_better, reason=reason)
 
 
+class ReferenceRequired(ValueError):
+    """A metric needs a reference, and the test set has none (only reference-free checkpoints score there)."""
+
+
 def library_versions(*names: str) -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 

@@ -51,7 +51,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .base import MetricUnavailable, Score, library_versions
+from .base import MetricUnavailable, ReferenceRequired, Score, library_versions
 
 ENV_VAR = "ENFACE_COMET_MODEL"
 DEFAULT_MODEL = "Unbabel/wmt22-comet-da"
@@ -317,23 +317,56 @@ class CometScorer:
     # -- public API -------------------------------------------------------------------------
 
     @property
+    def takes_references(self) -> bool:
+        """Whether the model reads a reference at all (CometKiwi, ``input_segments: [mt, src]``, does not)."""
+        segments = getattr(self.model.hparams, "input_segments", None)
+        if segments is not None:   # UnifiedMetric (CometKiwi, xCOMET): what it was trained on
+            return "ref" in segments
+        return bool(self.model.requires_references())   # False for the referenceless regression models
+
+    @property
+    def needs_references(self) -> bool:
+        """Whether it cannot score without one (wmt22-comet-da); xCOMET reads one but can do without."""
+        return bool(self.model.requires_references())
+
+    @property
     def signature(self) -> str:
-        ref = 1 if self.model.requires_references() else 0
+        """The signature of its scores with a reference (``ref:1``), or ``ref:none`` for a QE model."""
+        return self._signature(self.takes_references)
+
+    def _signature(self, with_reference: bool) -> str:
         version = library_versions("unbabel-comet")["unbabel-comet"]
+        ref = 1 if with_reference else "none"
         return f"model:{self.model_id}|ref:{ref}|batch:{self.batch_size}|comet:{version}"
 
-    def score(self, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[str]) -> Score:
-        """Score one system against one reference."""
+    def score(self, sources: Sequence[str], hypotheses: Sequence[str],
+              references: Sequence[str] | None = None) -> Score:
+        """Score one system against one reference (None: reference-free, for models that allow it)."""
         return self.score_many(sources, {"system": hypotheses}, references)["system"]
 
     def score_many(
         self,
         sources: Sequence[str],
         systems: Mapping[str, Sequence[str]],
-        references: Sequence[str],
+        references: Sequence[str] | None = None,
     ) -> dict[str, Score]:
-        """Score several systems on the same sources and references, encoding each distinct sentence once."""
-        sources, references = list(sources), list(references)
+        """Score several systems on the same sources and references, encoding each distinct sentence once.
+
+        ``references`` None: source + hypothesis only, for a model that takes no reference (CometKiwi)
+        or can do without one (xCOMET); a reference-based model raises :class:`ReferenceRequired`.
+        A model that takes no reference ignores the references given.
+        """
+        if references is None or not self.takes_references:
+            if references is None and self.needs_references:
+                raise ReferenceRequired(
+                    f"COMET model {self.model_id!r} is reference-based (it needs a reference), and the "
+                    f"test set has none; use a reference-free checkpoint (e.g. CometKiwi) or give a reference.")
+            return self._score_many(sources, systems, None)
+        return self._score_many(sources, systems, references)
+
+    def _score_many(self, sources, systems, references: Sequence[str] | None) -> dict[str, Score]:
+        with_reference = references is not None
+        sources, references = list(sources), list(references if with_reference else sources)
         systems = {name: list(hyps) for name, hyps in systems.items()}
         n = len(sources)
         if len(references) != n:
@@ -352,7 +385,7 @@ class CometScorer:
         # Every distinct sentence gets one row in the embedding table.
         rows: dict[str, int] = {}
         src_rows = [rows.setdefault(t, len(rows)) for t in sources]
-        ref_rows = [rows.setdefault(t, len(rows)) for t in references]
+        ref_rows = [rows.setdefault(t, len(rows)) for t in references] if with_reference else src_rows
         sys_rows = {name: [rows.setdefault(t, len(rows)) for t in hyps] for name, hyps in systems.items()}
         texts = list(rows)
         lengths = self._token_lengths(texts)
@@ -363,7 +396,9 @@ class CometScorer:
             table = self._embed(texts, lengths)
             raw = {name: self._estimate(table, src_rows, hyp_rows, ref_rows) for name, hyp_rows in sys_rows.items()}
         else:
-            raw = {name: self._predict(sources, hyps, references) for name, hyps in systems.items()}
+            predicted = {name: self._predict(sources, hyps, references if with_reference else None)
+                         for name, hyps in systems.items()}
+            raw = {name: scores for name, (scores, _spans) in predicted.items()}
 
         out = {}
         for name, hyp_rows in sys_rows.items():
@@ -374,13 +409,16 @@ class CometScorer:
                 "truncated_segments": sum(truncated),
                 "truncated_sources": sum(too_long[r] for r in src_rows),
                 "truncated_hypotheses": sum(too_long[r] for r in hyp_rows),
-                "truncated_references": sum(too_long[r] for r in ref_rows),
+                "truncated_references": sum(too_long[r] for r in ref_rows) if with_reference else 0,
+                "reference_free": not with_reference,
                 "max_tokens": limit,
                 "empty_hypotheses": sum(1 for h in systems[name] if not h.strip()),
                 "precision": "float32",
                 "device": str(self.device),
                 "reused_embeddings": self.reuses_embeddings,
             }
+            if not self.reuses_embeddings and predicted[name][1] is not None:
+                details["error_spans"] = _count_spans(predicted[name][1])
             warns = []
             if details["truncated_segments"]:
                 warns.append(
@@ -397,7 +435,7 @@ class CometScorer:
                 metric=METRIC,
                 name=NAME,
                 value=sum(seg) / n * 100,
-                signature=self.signature,
+                signature=self._signature(with_reference),
                 versions=library_versions("unbabel-comet", "torch"),
                 segments=[s * 100 for s in seg],
                 details=details,
@@ -473,9 +511,15 @@ class CometScorer:
                 scores.extend(self.model.estimate(src, mt, ref).score.float().cpu().tolist())
         return scores
 
-    def _predict(self, sources: list[str], hypotheses: list[str], references: list[str]) -> list[float]:
-        """comet's own per-system path, for models whose inputs are not encoded separately."""
-        data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(sources, hypotheses, references)]
+    def _predict(self, sources: list[str], hypotheses: list[str], references: list[str] | None):
+        """comet's own per-system path, for models whose inputs are not encoded separately.
+
+        Returns the segment scores and xCOMET's error spans (one list per segment; None for other models).
+        """
+        if references is None:   # samples without "ref": UnifiedMetric then reads [mt, src] only
+            data = [{"src": s, "mt": h} for s, h in zip(sources, hypotheses)]
+        else:
+            data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(sources, hypotheses, references)]
         gpus = 1 if self.device.type == "cuda" else 0
         with _quiet():
             out = self.model.predict(
@@ -486,7 +530,19 @@ class CometScorer:
                 progress_bar=self.progress,
                 num_workers=0,
             )
-        return list(out.scores)
+        metadata = out.get("metadata") or {}
+        spans = metadata.get("error_spans") if hasattr(metadata, "get") else None
+        return list(out.scores), (list(spans) if spans is not None else None)
+
+
+def _count_spans(spans: list[list[dict]]) -> dict[str, int]:
+    """xCOMET's predicted error spans, counted by severity over all segments (the spans themselves are dropped)."""
+    counts: dict[str, int] = {}
+    for segment in spans:
+        for span in segment or []:
+            severity = str(span.get("severity", "unknown"))
+            counts[severity] = counts.get(severity, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _check_strings(what: str, items: list) -> None:
@@ -532,7 +588,8 @@ class _CometEngine:
         self.scorer = CometScorer(model, batch_size=batch_size, device=device)
 
     def score_many(self, sources, systems, references) -> dict[str, Score]:
-        return self.scorer.score_many(sources, systems, references[0])
+        """No reference (an empty list): reference-free, or :class:`ReferenceRequired` for a reference-based model."""
+        return self.scorer.score_many(sources, systems, references[0] if references else None)
 
 
 def engine(**options) -> _CometEngine:

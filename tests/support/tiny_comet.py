@@ -1,4 +1,5 @@
-"""Build a tiny, randomly initialised COMET (wmt22-comet-da architecture) entirely offline.
+"""Build tiny, randomly initialised COMET checkpoints entirely offline: wmt22-comet-das
+architecture (``build_tiny_comet``), and CometKiwi / xCOMET (``build_tiny_unified``).
 
 The result has the on-disk layout of a downloaded ``Unbabel/wmt22-comet-da``::
 
@@ -78,30 +79,12 @@ def _build_tokenizer(encoder_dir: Path, vocab_size: int) -> int:
     return tok.get_vocab_size()
 
 
-def build_tiny_comet(
-    out_dir: str | os.PathLike,
-    *,
-    name: str = "tiny-comet-da",
-    hidden_size: int = 32,
-    num_layers: int = 2,
-    num_heads: int = 2,
-    intermediate_size: int = 64,
-    estimator_hidden: tuple[int, ...] = (64, 32),
-    vocab_size: int = 300,
-    layer_norm: bool = True,
-    seed: int = 0,
-) -> Path:
-    """Write a tiny COMET checkpoint directory under ``out_dir`` and return it (``<out_dir>/<name>``)."""
-    import pytorch_lightning
-    import torch
-    import yaml
+def _build_encoder(encoder_dir: Path, *, vocab_size: int, hidden_size: int, num_layers: int, num_heads: int,
+                   intermediate_size: int) -> None:
+    """A tokenizer and an XLM-R config in ``encoder_dir`` (the checkpoint's ``pretrained_model``)."""
     from transformers import XLMRobertaConfig
 
-    root = Path(out_dir) / name
-    encoder_dir = root / "encoder"
-    (root / "checkpoints").mkdir(parents=True, exist_ok=True)
     encoder_dir.mkdir(parents=True, exist_ok=True)
-
     real_vocab = _build_tokenizer(encoder_dir, vocab_size)
     XLMRobertaConfig(
         vocab_size=real_vocab,
@@ -116,6 +99,48 @@ def build_tiny_comet(
         eos_token_id=2,
         layer_norm_eps=1e-5,
     ).save_pretrained(str(encoder_dir))
+
+
+def _save_checkpoint(model, root: Path, class_identifier: str) -> None:
+    """The files COMET's ``load_from_checkpoint`` reads: checkpoints/model.ckpt and hparams.yaml."""
+    import pytorch_lightning
+    import torch
+    import yaml
+
+    (root / "checkpoints").mkdir(parents=True, exist_ok=True)
+    hparams = {k: (list(v) if isinstance(v, tuple) else v) for k, v in dict(model.hparams).items()}
+    hparams["class_identifier"] = class_identifier
+    checkpoint = {
+        "state_dict": model.state_dict(),
+        "hyper_parameters": hparams,
+        "pytorch-lightning_version": pytorch_lightning.__version__,
+        "epoch": 0,
+        "global_step": 0,
+    }
+    torch.save(checkpoint, root / "checkpoints" / "model.ckpt")
+    (root / "hparams.yaml").write_text(yaml.safe_dump(hparams, sort_keys=True), encoding="utf-8")
+
+
+def build_tiny_comet(
+    out_dir: str | os.PathLike,
+    *,
+    name: str = "tiny-comet-da",
+    hidden_size: int = 32,
+    num_layers: int = 2,
+    num_heads: int = 2,
+    intermediate_size: int = 64,
+    estimator_hidden: tuple[int, ...] = (64, 32),
+    vocab_size: int = 300,
+    layer_norm: bool = True,
+    seed: int = 0,
+) -> Path:
+    """Write a tiny COMET checkpoint directory under ``out_dir`` and return it (``<out_dir>/<name>``)."""
+    import torch
+
+    root = Path(out_dir) / name
+    encoder_dir = root / "encoder"
+    _build_encoder(encoder_dir, vocab_size=vocab_size, hidden_size=hidden_size, num_layers=num_layers,
+                   num_heads=num_heads, intermediate_size=intermediate_size)
 
     from comet.models import RegressionMetric
 
@@ -138,17 +163,63 @@ def build_tiny_comet(
     with torch.no_grad():
         for p in model.estimator.parameters():
             p.mul_(4.0)
-    hparams = {k: (list(v) if isinstance(v, tuple) else v) for k, v in dict(model.hparams).items()}
-    hparams["class_identifier"] = "regression_metric"
-    checkpoint = {
-        "state_dict": model.state_dict(),
-        "hyper_parameters": hparams,
-        "pytorch-lightning_version": pytorch_lightning.__version__,
-        "epoch": 0,
-        "global_step": 0,
-    }
-    torch.save(checkpoint, root / "checkpoints" / "model.ckpt")
-    (root / "hparams.yaml").write_text(yaml.safe_dump(hparams, sort_keys=True), encoding="utf-8")
+    _save_checkpoint(model, root, "regression_metric")
+    return root
+
+
+#: The hyper-parameters that tell the released unified models apart (their hparams.yaml, shrunk):
+#: Unbabel/wmt22-cometkiwi-da reads [mt, src] (no reference) and predicts a sentence score only;
+#: Unbabel/XCOMET-XL reads [mt, src, ref] and is also trained to tag error spans in the hypothesis.
+KIWI_HPARAMS = {"input_segments": ["mt", "src"], "word_level_training": False, "final_activation": None,
+                "error_labels": ["minor", "major"], "cross_entropy_weights": None, "loss_lambda": 0.65}
+XCOMET_HPARAMS = {"input_segments": ["mt", "src", "ref"], "word_level_training": True,
+                  "final_activation": "sigmoid", "error_labels": ["minor", "major", "critical"],
+                  "cross_entropy_weights": [0.08, 0.486, 0.505, 0.533], "loss_lambda": 0.055}
+
+
+def build_tiny_unified(
+    out_dir: str | os.PathLike,
+    *,
+    kind: str = "kiwi",
+    name: str | None = None,
+    hidden_size: int = 32,
+    num_layers: int = 2,
+    num_heads: int = 2,
+    intermediate_size: int = 64,
+    estimator_hidden: tuple[int, ...] = (64, 32),
+    vocab_size: int = 300,
+    seed: int = 0,
+) -> Path:
+    """A tiny ``UnifiedMetric`` checkpoint: ``kind="kiwi"`` (CometKiwi: source + hypothesis, no reference)
+    or ``kind="xcomet"`` (xCOMET: source, hypothesis and reference, with word-level error-span tags)."""
+    import torch
+
+    hparams = {"kiwi": KIWI_HPARAMS, "xcomet": XCOMET_HPARAMS}[kind]
+    root = Path(out_dir) / (name or f"tiny-{kind}")
+    encoder_dir = root / "encoder"
+    _build_encoder(encoder_dir, vocab_size=vocab_size, hidden_size=hidden_size, num_layers=num_layers,
+                   num_heads=num_heads, intermediate_size=intermediate_size)
+
+    from comet.models import UnifiedMetric
+
+    torch.manual_seed(seed)
+    model = UnifiedMetric(
+        pretrained_model=str(encoder_dir.resolve()),
+        load_pretrained_weights=False,
+        local_files_only=True,
+        hidden_sizes=list(estimator_hidden),
+        activations="Tanh",
+        sent_layer="mix",
+        layer_transformation="sparsemax",
+        layer_norm=True,
+        word_layer=num_layers,
+        dropout=0.1,
+        **hparams,
+    )
+    with torch.no_grad():
+        for p in model.estimator.parameters():
+            p.mul_(4.0)
+    _save_checkpoint(model, root, "unified_metric")
     return root
 
 
