@@ -6,6 +6,8 @@
     python -m scoring meta --human HUMAN.json --metrics METRICS.json [--json]
     python -m scoring meta --mtme ROOT --lp LP --human NAME [--level sys|seg] [--metrics M1,M2,...]
                            [--include-human] [--json]
+    python -m scoring autorank SCORES.json [--metrics M1,M2] [--json]
+    python -m scoring autorank --mtme ROOT --lp LP --metrics M1,M2 [--include-human] [--json]
 
 Exit status: 0 success, 1 invalid input (the report says why), 2 usage error.
 """
@@ -119,6 +121,24 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default 12345)")
     me.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
     me.add_argument("--json", action="store_true", help="one JSON object on standard output")
+
+    ar = sub.add_parser("autorank", help="WMT24's AutoRank of systems from metric scores",
+                        description="AutoRank (WMT24's preliminary ranking): each metric's system scores are "
+                                    "scaled linearly so that its best system gets 1 and its worst N (the number "
+                                    "of systems); a system's AutoRank is the mean over the metrics, lower is "
+                                    "better. Input: SCORES.json (python -m scoring score --json output; "
+                                    "lower-is-better metrics such as TER are mirrored) or --mtme ROOT --lp LP "
+                                    "(system-level score files in mt-metrics-eval's layout). Every metric must "
+                                    "score every system. Exit 1 on a bad file, 2 on a usage error.")
+    ar.add_argument("scores", nargs="?", metavar="SCORES.json", help="python -m scoring score --json output")
+    ar.add_argument("--metrics", metavar="M1,M2,...",
+                    help="comma-separated metrics (default with SCORES.json: every metric with a score; "
+                         "required with --mtme: METRIC-REF names)")
+    ar.add_argument("--mtme", metavar="ROOT", help="a test-set root in mt-metrics-eval's layout")
+    ar.add_argument("--lp", help="with --mtme: the language pair, e.g. en-de")
+    ar.add_argument("--include-human", action="store_true",
+                    help="with --mtme: rank human translations (systems named like a reference) too")
+    ar.add_argument("--json", action="store_true", help="one JSON object on standard output")
     return parser
 
 
@@ -129,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_validate(args)
         if args.command == "meta":
             return cmd_meta(args)
+        if args.command == "autorank":
+            from .autorank_cli import cmd_autorank
+
+            return cmd_autorank(args, UsageError)
         return cmd_score(args)
     except UsageError as exc:
         print(f"python -m scoring: error: {exc}", file=sys.stderr)
