@@ -20,6 +20,10 @@ $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c scoring/metri
 	# irrCAC, the reference for Gwet's AC1/AC2 the humaneval tests compare with: its release pins
 	# scipy==1.12 and pandas<3, which would downgrade both, so it comes without its dependencies.
 	$(PIP) install -q --no-deps "irrCAC==0.4.4"
+	# subset2evaluate (humaneval.selection): its dependencies datasets and sentence-transformers would
+	# move transformers to 5.x and huggingface-hub past 1.0, which unbabel-comet 2.2.7 forbids; the
+	# methods used (metric_var, metric_cons, metric_avg, random) need only numpy and scipy.
+	$(PIP) install -q --no-deps "subset2evaluate==1.0.27"
 	touch $@
 
 venv install: $(VENV)/.installed

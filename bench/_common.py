@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: the metrics ``sacrebleu -m bleu chrf ter -b`` prints, in its order
 CLI_METRICS = ("bleu", "chrf", "ter")
@@ -25,3 +30,13 @@ def identical(scores: Mapping[str, float], cli: Sequence[float]) -> bool:
     """Whether our BLEU, chrF and TER equal the command line's to 16 decimals (``-w 16``)."""
     return len(cli) == len(CLI_METRICS) and all(
         f"{scores[m]:.16f}" == f"{c:.16f}" for m, c in zip(CLI_METRICS, cli))
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    """(wall seconds, standard output) of a command run in the project root; stops the bench if it fails."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
+    return elapsed, proc.stdout

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))           # the scoring package, before this file's folder
 sys.path.append(str(ROOT / "bench"))    # _common, also when bench/upload.py loads this file
 
-from _common import CLI_METRICS, cli_numbers, identical  # noqa: E402
+from _common import CLI_METRICS, cli_numbers, identical, timed  # noqa: E402
 
 WORDS = ("the a of and to in he she it was his her that with for on as at by from they had but not "
          "said what when one all were there been would could into out up over then than them her him "
@@ -94,15 +93,6 @@ def generate(root: Path, segments: int, docs: int = 12, seed: int = 1) -> Path:
     for k, ls in flat.items():
         (root / f"{k}.flat.txt").write_text("\n".join(ls) + "\n", encoding="utf-8")
     return ts
-
-
-def timed(cmd: list[str]) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
-    return elapsed, proc.stdout
 
 
 def main() -> int:

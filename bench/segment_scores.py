@@ -25,16 +25,14 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))
 
-from _common import CLI_METRICS, cli_numbers, identical  # noqa: E402
+from _common import CLI_METRICS, cli_numbers, identical, timed  # noqa: E402
 
 SENTENCE_END = re.compile(r'(?<=[.!?])\s+(?=[A-ZÄÖÜ„"])')
 REFERENCES = ("refA", "synthetic_ref")
@@ -85,15 +83,6 @@ def write_testset(out: Path, hyps: list[str], refs: list[list[str]], segments: i
     for k, stream in (("hyp", hyps), ("ref1", refs[0]), ("ref2", refs[1])):
         (out / f"{k}.flat.txt").write_text("".join(stream[i] + "\n" for i in take), encoding="utf-8")
     return ts
-
-
-def timed(cmd: list[str]) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
-    return elapsed, proc.stdout
 
 
 def segment_differences(scores: dict, hyps: list[str], refs: list[list[str]], ter_every: int) -> tuple[int, int]:

@@ -152,6 +152,18 @@ def weight_matrix(categories: Sequence[Any], weights: str = "identity") -> list[
     return [[1.0 - (abs(x[k] - x[m]) / span) ** power for m in range(q)] for k in range(q)]
 
 
+def _category_counts(items: list[list[Any]], cats: list[Any]) -> list[list[int]]:
+    """``r_ik``: per item, how many of its raters chose each category."""
+    index = {c: k for k, c in enumerate(cats)}
+    counts = []
+    for item in items:
+        row = [0] * len(cats)
+        for v in item:
+            row[index[v]] += 1
+        counts.append(row)
+    return counts
+
+
 def gwet(ratings: RatingTable, weights: str = "identity", categories: Sequence[Any] | None = None) -> Agreement:
     """Gwet's AC1 (``weights="identity"``) or AC2, for any number of raters, with missing ratings."""
     items, raters = _items(ratings)
@@ -160,13 +172,7 @@ def gwet(ratings: RatingTable, weights: str = "identity", categories: Sequence[A
     cats = _category_list({v for item in items for v in item}, categories, weights)
     w = weight_matrix(cats, weights)
     q = len(cats)
-    index = {c: k for k, c in enumerate(cats)}
-    counts = []
-    for item in items:
-        row = [0] * q
-        for v in item:
-            row[index[v]] += 1
-        counts.append(row)
+    counts = _category_counts(items, cats)
     paired = [row for row in counts if sum(row) >= 2]
     if not paired:
         raise ValueError("no item is rated by two or more raters")
@@ -313,13 +319,7 @@ def gwet_interval(ratings: RatingTable, weights: str = "identity", categories: S
         return _no_interval(name, weights, confidence, n, q)
     result = gwet(ratings, weights, categories)
     w = weight_matrix(cats, weights)
-    index = {c: k for k, c in enumerate(cats)}
-    counts = []
-    for item in items:
-        row = [0] * q
-        for v in item:
-            row[index[v]] += 1
-        counts.append(row)
+    counts = _category_counts(items, cats)
     pe, ac = result.pe, result.value
     pi = [math.fsum(row[k] / sum(row) for row in counts) / n for k in range(q)]
     n2 = sum(1 for row in counts if sum(row) >= 2)

@@ -83,10 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(JSON Lines). Systems are matched by name; a scored submission's name is its "
                                     "final path component without extension. Scores are oriented (lower-is-better "
                                     "ones negated) so that a positive correlation means agreement. System level: "
-                                    "Pearson, Spearman (with rho^2 x 100), Kendall tau-b (or tau-c) and pairwise "
-                                    "accuracy (human ties left out, metric ties count as wrong), each with a "
-                                    "percentile bootstrap interval over systems; item level where both sides have "
-                                    "per-item scores (score --segments); chunk level for reader studies.")
+                                    "Pearson, Spearman (with rho^2 x 100), Kendall tau-b (or tau-c), pairwise "
+                                    "accuracy (mt-metrics-eval's: every pair counts) and pairwise_accuracy_untied "
+                                    "(human ties left out), each with a percentile bootstrap interval over systems, "
+                                    "soft pairwise accuracy and metric clusters; item level (with acc_eq) where both "
+                                    "sides have per-item scores (score --segments); chunk level for reader studies. "
+                                    "With --mtme ROOT --lp LP --human NAME: a root in mt-metrics-eval's layout "
+                                    "(the WMT Metrics task's), with the toolkit's statistics at --level sys or seg.")
     me.add_argument("--human", required=True, metavar="HUMAN.json|NAME",
                     help="human scores (MQM, rubric or reader export); with --mtme the human score NAME of the "
                          "file names (human-scores/LP.NAME.sys.score), e.g. mqm")
@@ -245,7 +248,9 @@ def cmd_score(args) -> int:
                    "significance": significance}
         if args.segments:
             payload["segment_keys"] = [[d.name, i] for d in testset.documents for i in range(len(d.source))]
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        # With segment scores (tens of thousands of numbers) the object is printed on one line: json's
+        # C encoder does not indent, and an indented file would hold one number per line.
+        print(json.dumps(payload, ensure_ascii=False, indent=None if args.segments else 2))
     else:
         print(format_table(results, args.metrics, args.width))
         if significance:

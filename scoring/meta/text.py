@@ -31,7 +31,16 @@ def _system_block(r: dict[str, Any]) -> list[str]:
     return lines + [f"    Pearson r           {_fmt(r['pearson'])}",
                     f"    Spearman rho        {_fmt(sp)}{ve}",
                     f"    Kendall {r['kendall']['variant']:<11} {_fmt(r['kendall'])}",
-                    f"    pairwise accuracy   {_fmt(pa)} ({pa['n_pairs']} pairs)"]
+                    f"    pairwise accuracy   {_fmt(pa)} ({pa['n_pairs']} pairs)",
+                    f"      untied variant    {_fmt(r['pairwise_accuracy_untied'])} "
+                    f"({r['pairwise_accuracy_untied']['n_pairs']} pairs)",
+                    *_soft(r.get("soft_pairwise_accuracy"))]
+
+
+def _soft(spa: dict | None) -> list[str]:
+    if not spa or spa.get("value") is None:
+        return []
+    return [f"    soft pairwise acc.  {spa['value']:.4f} ({spa['n_items']} segments)"]
 
 
 def _source_block(src: dict[str, Any], variant: str) -> list[str]:

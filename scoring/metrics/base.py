@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 
 class MetricUnavailable(RuntimeError):
@@ -36,7 +36,9 @@ class Score:
         return f"{self.name} = {self.value:.{width}f}"
 
     def to_dict(self, with_segments: bool = False) -> dict:
-        data = asdict(self)
+        # (asdict deep-copies the segment list; a shallow copy of it does, the values being floats)
+        data = asdict(replace(self, segments=None))
+        data["segments"] = list(self.segments) if self.segments is not None else None
         data["score"] = data.pop("value")
         if not with_segments:
             data.pop("segments")

@@ -74,8 +74,8 @@ def _ter_batch(metric) -> BatchScoreFn:
 
 
 def _bleu_batch(metric) -> BatchScoreFn | None:
-    method, order = metric.smooth_method, metric.max_ngram_order
-    if method not in ("exp", "none", "floor") or metric.effective_order:
+    method, order, effective = metric.smooth_method, metric.max_ngram_order, metric.effective_order
+    if method not in ("exp", "none", "floor"):
         return None
     value = metric.smooth_value
     if value is None:
@@ -101,15 +101,18 @@ def _bleu_batch(metric) -> BatchScoreFn | None:
                 smoothed = np.zeros_like(total)
             precisions = np.where(alive, np.where(zero, smoothed, 100. * correct / total), 0.0)
         any_correct = (~zero).any(axis=1)
+        # effective order (sentence BLEU): only the orders before the first empty one count
+        alive_orders = alive.sum(axis=1)
+        kept = np.where(alive_orders > 0, alive_orders, order) if effective else np.full(len(st), order)
         out = np.zeros(st.shape[0])
-        for r, (p_row, s, rl, ok) in enumerate(zip(precisions.tolist(), sys_len.tolist(), ref_len.tolist(),
-                                                   any_correct.tolist(), strict=True)):
+        for r, (p_row, s, rl, ok, k) in enumerate(zip(precisions.tolist(), sys_len.tolist(), ref_len.tolist(),
+                                                      any_correct.tolist(), kept.tolist(), strict=True)):
             if not ok:
                 continue
             bp = 1.0
             if s < rl:
                 bp = math.exp(1 - rl / s) if s > 0 else 0.0
-            out[r] = bp * math.exp(sum([math.log(p) if p != 0.0 else -9999999999 for p in p_row]) / order)
+            out[r] = bp * math.exp(sum([math.log(p) if p != 0.0 else -9999999999 for p in p_row[:k]]) / k)
         return out
 
     return batch

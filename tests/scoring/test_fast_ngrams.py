@@ -99,3 +99,19 @@ def test_wmt23_outputs_equal_sacrebleu(compiled, system):
     hyps = (root / "system-outputs" / "en-de" / f"{system}.txt").read_text(encoding="utf-8").splitlines()
     pairs(fast_ngrams.CompiledBLEU(trg_lang="de"), BLEU(trg_lang="de"), hyps, refs)
     pairs(fast_ngrams.CompiledCHRF(), CHRF(), hyps, refs)
+
+
+def test_fast_13a_tokenizer_equals_sacrebleus():
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    from scoring.metrics.fast_ngrams import FastRegexpTokenizer
+
+    rng = random.Random(9)
+    chars = [chr(c) for c in range(32, 127)] + ["ä", "—", "\u00a0", "\t", "\n", "&quot;", "&amp;", "<skipped>", "1."]
+    ours, theirs = FastRegexpTokenizer(), TokenizerRegexp()
+    for _ in range(5000):
+        line = "".join(rng.choice(chars) for _ in range(rng.randint(0, 50)))
+        assert ours(line) == theirs(line), line
+    assert type(fast_ngrams.CompiledBLEU().tokenizer) is Tokenizer13a     # the signature still says tok:13a
+    assert type(fast_ngrams.CompiledBLEU().tokenizer._post_tokenizer) is FastRegexpTokenizer

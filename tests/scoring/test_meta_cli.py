@@ -179,9 +179,45 @@ def test_score_segments_flag_writes_segment_keys(tmp_path):
 
     ts = load_testset(ROOT / "data" / "demo" / "testset")
     assert res["segment_keys"] == [[d.name, i] for d in ts.documents for i in range(len(d.source))]
-    # chrF has no per-segment values (COMET has; an LLM judge's file may): the key is there, empty
-    assert "segments" in res["systems"][0]["scores"]["chrf"] and res["systems"][0]["scores"]["chrf"]["segments"] is None
+    # chrF has per-segment values now (sacrebleu's sentence_score), one per segment key
+    chrf = res["systems"][0]["scores"]["chrf"]
+    assert len(chrf["segments"]) == len(res["segment_keys"]) and chrf["segment_signature"].startswith("level:segment|")
     plain = json.loads(subprocess.run([sys.executable, "-m", "scoring", "score", "data/demo/testset",
                                        "data/demo/systems/strong-mt", "-m", "chrf", "--json"], cwd=ROOT,
                                       capture_output=True, text=True, timeout=300).stdout)
     assert "segment_keys" not in plain and "segments" not in plain["systems"][0]["scores"]["chrf"]
+
+
+def test_metricalign_for_bleu_and_chrf_on_the_phenomenon_set(tmp_path):
+    """DITING's MetricAlign (item-level Spearman, rho^2 x 100) for BLEU and chrF on data/demo/phenomena, against a
+    rubric annotation of its 17 phenomena made by hand for this test (one rater: fixtures/phenomena_rubric_by_hand.json;
+    15 segments, two of them with two phenomena, x 3 systems = 45 items)."""
+    from scipy.stats import spearmanr
+
+    systems = [f"data/demo/phenomena/systems/{s}" for s in ("careful-mt", "literal-mt", "chatty-llm")]
+    out = subprocess.run([sys.executable, "-m", "scoring", "score", "data/demo/phenomena/testset", *systems,
+                          "-m", "bleu", "chrf", "--json", "--segments"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(out.stdout, encoding="utf-8")
+    human = Path(__file__).parent / "fixtures" / "phenomena_rubric_by_hand.json"
+    meta = subprocess.run([sys.executable, "-m", "scoring", "meta", "--human", str(human), "--metrics", str(metrics),
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert meta.returncode == 0, meta.stderr
+    items = json.loads(meta.stdout)["segment_level"]["metrics"]
+    scored = json.loads(out.stdout)
+    keys = [tuple(k) for k in scored["segment_keys"]]
+    rubric = json.loads(human.read_text(encoding="utf-8"))["items"]
+    by_item = defaultdict(list)
+    for it in rubric:
+        by_item[(it["system"], it["document"], it["segment"] - 1)].append(it["sigma"])
+    for key in ("bleu", "chrf"):
+        got = items[key]
+        assert got["available"] and got["n"] == 45
+        seg = {Path(s["name"]).name: s["scores"][key]["segments"] for s in scored["systems"]}
+        pairs = [(sum(v) / len(v), seg[sys_][keys.index((doc, pos))]) for (sys_, doc, pos), v in by_item.items()]
+        want = spearmanr([h for h, _ in pairs], [m for _, m in pairs]).statistic
+        assert got["spearman"]["value"] == pytest.approx(want, abs=1e-12)
+        assert got["spearman"]["variance_explained"] == pytest.approx(100 * want ** 2, abs=1e-9)
+        print(f"MetricAlign {key}: rho = {want:.3f}, rho^2 x 100 = {100 * want ** 2:.1f}")

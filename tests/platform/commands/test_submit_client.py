@@ -21,13 +21,14 @@ CLIENT = ROOT / "clients" / "submit"
 SERVER_STACK = ("enface", "click", "flask", "sqlalchemy", "celery", "scoring", "mqm", "humaneval", "torch", "comet",
                 "sacrebleu", "tqdm")
 BLOCKER = f"""
+import site
 import sys
 class Blocker:
     def find_spec(self, name, path=None, target=None):
         if name.split('.')[0] in {SERVER_STACK!r}:
             raise ImportError('not installed here: ' + name)
 sys.meta_path.insert(0, Blocker())
-sys.path.insert(0, sys.argv.pop(1))
+site.addsitedir(sys.argv.pop(1))   # the folder pip installed the wheel into
 from enface_submit.cli import main
 sys.exit(main())
 """

@@ -76,3 +76,46 @@ def test_sticky_header_dashes_definitions_and_the_next_item(live, browser):
     assert page.evaluate("document.activeElement.id") == "next-link"
     shot(page, "ux-02-finished-next-in-view")
     ctx.close()
+
+
+def test_a_long_list_is_grouped_by_document(live, browser):
+    """The annotator's list: one group per document with its count; a finished document folds away."""
+    from tests.support.campaigns import finish, read_all
+
+    base, world = live
+    cid = new_campaign(world, annotators=("ann4@example.org",), redundancy=1, ranges="river.1\norchard", seed=91)
+    items = assignments_of(world, cid, "ann4@example.org")
+    by_doc: dict[str, list] = {}
+    for a in items:
+        by_doc.setdefault(a["document"], []).append(a)
+    assert len(by_doc) == 2
+    done_doc = sorted(by_doc)[0]
+    world.app.config["WTF_CSRF_ENABLED"] = False   # (set-up through the API, as the rankings tests do)
+    try:
+        c = world.client("ann4@example.org")
+        for a in by_doc[done_doc]:
+            assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+            assert finish(c, a["public_id"]).status_code == 200
+    finally:
+        world.app.config["WTF_CSRF_ENABLED"] = True
+    ctx, page = login(browser, base, "ann4@example.org")
+    page.goto(f"{base}/annotate/")
+    section = page.locator("h2", has_text=world_campaign(world, cid)).locator("xpath=following-sibling::details")
+    groups = {g.get_attribute("data-document"): g for g in section.all()}
+    assert set(by_doc) <= set(groups)
+    for doc, rows in by_doc.items():
+        group = groups[doc]
+        assert group.locator("tbody tr").count() == len(rows)
+        finished = doc == done_doc
+        assert f"{len(rows) if finished else 0} of {len(rows)} finished" in group.locator("summary").inner_text()
+        assert (group.get_attribute("open") is None) is finished      # finished: folded away
+    shot(page, "ux-03-list-by-document")
+    ctx.close()
+
+
+def world_campaign(world, cid: int) -> str:
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+
+    with world.app.app_context():
+        return db.session.get(Campaign, cid).name

@@ -272,6 +272,22 @@ def test_a_reader_walks_through_the_study(live, browser):
     answer_form(page, "chunk-form", {"preference": "2", "justification": "T2 reads better here.",
                                      "difficulty": "similar"})
     page.click("#chunk-form fieldset[data-q='difficulty'] legend")
+    # a mouse highlight after the answers, then Tab and the arrow keys: the preference stays T2
+    page.locator(".rd-text[data-side='1'] .t[data-k='3']").scroll_into_view_if_needed()
+    select_words(page, "1", 3, 4)
+    page.click("#hl-popover button[data-label='poor']")
+    assert page.evaluate("document.activeElement.dataset.side") == "1"     # focus back on the text
+    for key in ("Tab", "Tab", "Tab", "ArrowLeft", "ArrowUp", "ArrowRight", "ArrowLeft"):
+        page.keyboard.press(key)
+    assert page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.focus("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.keyboard.press("ArrowLeft")            # the focus moves, the choice does not
+    assert page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    assert page.evaluate("document.activeElement.value") != "2"
+    page.keyboard.press("Space")                # Space chooses
+    assert not page.is_checked("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.click("#chunk-form fieldset[data-q='preference'] input[value='2']")
+    page.locator(".rd-text[data-side='1'] mark.hl.poor").click()          # (the extra highlight goes again)
 
     # reload mid-way: every answer and highlight is still there
     reload(page)
@@ -367,4 +383,40 @@ def test_the_organizer_pages(live, browser):
     page.goto(f"{base}/campaigns/{cid}/results")
     assert page.is_visible("#preferences")
     shot(page, "24-results", full=True)
+    ctx.close()
+
+
+def test_a_reader_in_two_studies_tells_them_apart(live, browser):
+    """Two studies on one reader's list: two sections, each titled by its study's name."""
+    from enface.campaigns.models import Campaign
+    from enface.extensions import db
+
+    base, world = live
+    readers = ("reader3@example.org", "reader4@example.org")
+    first, second = new_study(world, readers=readers, seed=31), new_study(world, readers=readers, seed=32)
+    with world.ctx(), db.write():
+        db.session.get(Campaign, first).name = "Lantern study, spring"
+        db.session.get(Campaign, second).name = "Lantern study, autumn"
+    ctx, page = login(browser, base, "reader3@example.org")
+    page.goto(f"{base}/annotate/")
+    titles = [t for t in page.locator("h2.reader-study-title").all_inner_texts() if t.startswith("Lantern study,")]
+    assert len(titles) == 2   # (the module's other tests may have put the reader in a study too)
+    assert titles[0].startswith("Lantern study, spring") and titles[1].startswith("Lantern study, autumn")
+    assert page.locator(f"#study-{first} + table.reader-books tbody tr").count() >= 1
+    shot(page, "two-studies")
+    # the guidelines' time estimates follow this book's length (not a fixed 1.5 and 2.5 hours)
+    from enface.campaigns.models import Assignment
+    from enface.protocols.reader.design import time_estimates
+    from enface.protocols.reader.stages import words_of
+    from sqlalchemy import select
+
+    book = books_of(world, first, "reader3@example.org")[0]
+    with world.ctx():
+        asg = db.session.scalar(select(Assignment).where(Assignment.public_id == book["public_id"]))
+        words = max(words_of(asg).values())
+    part1, part2 = time_estimates(words, 60)
+    open_book(page, base, book["public_id"])
+    text = page.inner_text("#guidelines")
+    assert f"Part 1, immersive reading ({part1})" in text and f"Part 2, close reading ({part2})" in text
+    assert "1.5 hours" not in text and "2.5 hours" not in text
     ctx.close()

@@ -113,3 +113,16 @@ def test_the_break_is_said_in_words():
 
     assert [lock_phrase(h) for h in (0, 0.05, 1 / 60, 1, 12, 24, 72)] == [
         "right", "3 minutes", "1 minute", "1 hour", "12 hours", "one day", "3 days"]
+
+
+def test_time_estimates_follow_the_length():
+    from enface.protocols.reader.design import duration_phrase, time_estimates
+
+    assert duration_phrase(3) == "about 5 minutes" and duration_phrase(31) == "about 30 minutes"
+    assert duration_phrase(61) == "about 1 hour" and duration_phrase(100) == "about 1.5 hours"
+    # 2,500 words: two readings at 250 a minute + 3 questionnaires; Part 2 at 100 a minute + 3 per chunk of 300
+    assert time_estimates(2500, 300) == ("about 35 minutes", "about 1.5 hours")
+    short, long_ = time_estimates(400, 300), time_estimates(20000, 300)
+    assert short == ("about 20 minutes", "about 15 minutes") and long_ == ("about 3 hours", "about 10 hours")
+    assert "its time depends on the book's length" in default_guidelines(24, 300)
+    assert "(about 35 minutes)" in default_guidelines(24, 300, words=2500)

@@ -13,6 +13,7 @@ reference 1 and a system); presentation labels are the reader's "Translation 1/2
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from typing import Any
@@ -46,14 +47,14 @@ Thank you for taking part in this reading study.
 You will read the opening of a novel in two different translations and tell us about your \
 reading experience. Each book has two parts.
 
-Part 1, immersive reading (about 1.5 hours). Read Translation 1 from beginning to end, as you would \
+Part 1, immersive reading ({part1}). Read Translation 1 from beginning to end, as you would \
 read a book for pleasure, then answer eight questions about it. Then read Translation 2 on its own \
 and answer the same questions. Last, compare the two translations in seven questions. Read at your \
 usual pace: the page records reading time. You can stop at any moment; it remembers where you were.
 
 A break: Part 2 opens {lock} after you finish Part 1, so that you come back with fresh eyes.
 
-Part 2, close reading (about 2.5 hours). The two translations are shown side by side, in chunks of \
+Part 2, close reading ({part2}). The two translations are shown side by side, in chunks of \
 about {words} words; T1 is the left column and T2 the right one, and which translation is on which \
 side changes from chunk to chunk. For each chunk:
   1. Highlight wording that sounds especially good or poor: select the words, then choose Good or \
@@ -83,8 +84,33 @@ def lock_phrase(hours: float) -> str:
     return "1 hour" if hours == 1 else f"{hours:g} hours"
 
 
-def default_guidelines(lock_hours: float, chunk_words: int) -> str:
-    text = DEFAULT_GUIDELINES.format(lock=lock_phrase(lock_hours), words=chunk_words)
+#: The time estimates of the default guidelines, from the book's length: reading for pleasure at about 250
+#: words a minute (an adult's usual pace), close reading of two versions side by side at about 100, five
+#: minutes for each of Part 1's three questionnaires and three for each chunk's questions in Part 2.
+PLEASURE_WPM, CLOSE_WPM, QUESTIONNAIRE_MINUTES, CHUNK_QUESTIONS_MINUTES = 250, 100, 5, 3
+UNKNOWN_LENGTH = "its time depends on the book's length"
+
+
+def duration_phrase(minutes: float) -> str:
+    """"about 25 minutes" (to 5 minutes), "about 1 hour", "about 1.5 hours" (to half hours)."""
+    if minutes < 55:
+        return f"about {max(5, 5 * round(minutes / 5))} minutes"
+    hours = max(1.0, round(minutes / 30) / 2)
+    return "about 1 hour" if hours == 1 else f"about {hours:g} hours"
+
+
+def time_estimates(words: int, chunk_words: int) -> tuple[str, str]:
+    """(Part 1, Part 2) of a book whose versions have about ``words`` words each."""
+    part1 = 2 * words / PLEASURE_WPM + 3 * QUESTIONNAIRE_MINUTES
+    part2 = 2 * words / CLOSE_WPM + math.ceil(words / max(1, chunk_words)) * CHUNK_QUESTIONS_MINUTES
+    return duration_phrase(part1), duration_phrase(part2)
+
+
+def default_guidelines(lock_hours: float, chunk_words: int, words: int | None = None) -> str:
+    """The guidelines readers get unless the organizer writes their own; with ``words`` (a book's length) the
+    parts' times are estimated for that book, else the text says that the length decides."""
+    part1, part2 = time_estimates(words, chunk_words) if words else (UNKNOWN_LENGTH, UNKNOWN_LENGTH)
+    text = DEFAULT_GUIDELINES.format(lock=lock_phrase(lock_hours), words=chunk_words, part1=part1, part2=part2)
     if lock_hours <= 0:
         text = text.replace("Part 2 opens right after you finish Part 1, so that you come back with fresh eyes.",
                             "take a break before Part 2 if you can, so that you come back with fresh eyes.")

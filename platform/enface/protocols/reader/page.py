@@ -10,10 +10,20 @@ from flask_login import current_user
 from ...campaigns.models import Assignment
 from ...campaigns.services import stage_opens_at
 from . import answers as ans
-from .design import STAGE_TITLES, STAGES, VERSIONS, chunk_sides, lock_phrase, reading_order
+from .design import (
+    DEFAULTS,
+    STAGE_TITLES,
+    STAGES,
+    VERSIONS,
+    chunk_sides,
+    default_guidelines,
+    lock_phrase,
+    reading_order,
+)
 from .display import NORMALISATION, paragraphs
 from .questions import CHUNK, BookVerdict, post_questions, questionnaires_json
 from .responses import answer_data, immersive_step, live, live_highlights, passphrase_accepted, siblings
+from .stages import words_of
 from .texts import chunk_texts, item_texts, version_kind
 
 RTL = ("ar", "he", "fa", "ur", "yi", "ps", "sd", "ug", "dv")
@@ -59,6 +69,16 @@ def post_state(asg: Assignment, books: list[Assignment]) -> dict:
             "feedback": feedback}
 
 
+def _guidelines(asg: Assignment, texts: dict[str, list[str]], lock_hours: float) -> str:
+    """The study's guidelines; the default ones with the times estimated from this book's length."""
+    campaign = asg.item.campaign
+    stored = campaign.setting("guidelines", "") or ""
+    chunk_words = int(campaign.setting("chunk_words", DEFAULTS["chunk_words"]))
+    if stored.split() != default_guidelines(lock_hours, chunk_words).split():
+        return stored   # the organizer's own text
+    return default_guidelines(lock_hours, chunk_words, words=max(words_of(asg, texts).values()))
+
+
 def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
     campaign = asg.item.campaign
     books = siblings(asg)
@@ -84,7 +104,7 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         "readonly": readonly,
         "lang": lang,
         "dir": "rtl" if lang.split("-")[0].lower() in RTL else "ltr",
-        "guidelines": campaign.setting("guidelines", "") or "",
+        "guidelines": _guidelines(asg, texts, lock_hours),
         "normalisation": NORMALISATION,
         "questions": questionnaires_json(),
         "times": dict(asg.times or {}),

@@ -587,7 +587,21 @@
       const sel = pendingSel;
       closePopover();
       if (b.dataset.label && sel) addHighlight(sel, b.dataset.label);
-      if (kc.side) { kc.anchor = null; renderSide(kc.side); cols[kc.side].focus({ preventScroll: true }); }
+      // back to the column the words were in (a mouse highlight too): Tab goes on from the text, in order
+      const side = (sel && sel.side) || kc.side;
+      if (side) { kc.anchor = null; if (kc.side) renderSide(kc.side); cols[side].focus({ preventScroll: true }); }
+    });
+    // The preference (T1/T2) changes only when chosen (a click, Space): an arrow key on its radios moves the
+    // focus and leaves the choice as it is. Native radios would switch T1/T2 on an arrow key, unnoticed
+    // by a reader who tabbed there from the text.
+    if (form) form.addEventListener('keydown', function (e) {
+      const r = e.target;
+      if (!r || r.type !== 'radio' || !r.closest("fieldset[data-q='preference']")) return;
+      if (['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].indexOf(e.key) < 0) return;
+      e.preventDefault();
+      const radios = Array.prototype.slice.call(r.closest('fieldset').querySelectorAll("input[type='radio']"));
+      const step = (e.key === 'ArrowLeft' || e.key === 'ArrowUp') ? -1 : 1;
+      radios[(radios.indexOf(r) + step + radios.length) % radios.length].focus();
     });
     popover.addEventListener('keydown', function (e) {
       const key = e.key.toLowerCase();
