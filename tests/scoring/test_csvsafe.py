@@ -31,13 +31,17 @@ def test_the_writers_pass_every_cell_through_it():
     assert list(csv.reader(io.StringIO(out.getvalue()))) == [["'=1+1", "-3", "-3", "ok"], ["a", "b"], ["'@x", "-0.5"]]
 
 
+#: modules that write a data format other programs read, byte for byte as its tool does (the docs say so)
+DATA_FORMATS = {"humaneval/esa/appraise.py": "Appraise's score export (no header, twelve columns, as Appraise)"}
+
+
 def test_no_csv_is_written_around_the_helper():
-    """Every module of the platform and the libraries writes CSV through scoring.csvsafe, none with csv's
-    own writers (tests and benchmarks aside)."""
+    """Every module of the platform and the libraries writes CSV for people through scoring.csvsafe, none
+    with csv's own writers (tests and benchmarks aside; data formats read by their tools are listed)."""
     offenders = []
     for folder in ("platform/enface", "scoring", "humaneval", "mqm"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if path.name == "csvsafe.py":
+            if path.name == "csvsafe.py" or str(path.relative_to(ROOT)) in DATA_FORMATS:
                 continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Attribute) and node.attr in ("writer", "DictWriter") and \

@@ -254,28 +254,7 @@ def test_every_rule_has_an_expectation():
     assert not stale, f"entries in EXPECTED for rules that no longer exist: {stale}"
 
 
-@pytest.mark.parametrize(("state", "cell", "role"), _params())
-def test_access(matrix, state: str, cell: Cell, role: str):
-    if cell.id not in EXPECTED:
-        pytest.fail(f"{cell.id}: no entry in EXPECTED")
-    world, clients = matrix(state)
-    resp = request(world, clients[role], role, cell)
-    body = readable_body(resp)
-    if cell.method != "GET":
-        if resp.status_code < 400:     # it may have changed the world: put it back, log in afresh
-            world.restore()
-            clients[role] = login_client(world, role)
-    assert resp.status_code < 500, f"{build_url(world, cell)} as {role}: {resp.status_code}\n{body[:1500]}"
-    assert resp.status_code in expected_statuses(cell.id, state, role), (
-        f"{cell.method} {build_url(world, cell)} as {role} ({state}): {resp.status_code}\n{body[:600]}")
-    if resp.status_code in (302, 303) and role == "anonymous" and resp.status_code not in (200,):
-        location = resp.headers.get("Location", "")
-        assert "/auth/login" in location or cell.id in ("POST /auth/logout",), (cell.id, location)
-    leaked = leaks(world, role, body)
-    assert not leaked, f"{cell.method} {build_url(world, cell)} as {role} ({state}) shows {leaked}"
-
-
-# Who may make a password reset link for whom (issue 15, finding 1): the link logs its holder in as the
+# (Before the matrix's cells, on the world as built.) Who may make a password reset link for whom (issue 15, finding 1): the link logs its holder in as the
 # account, so the rule is the role form's: nobody takes an account with more rights than their own.
 # Rows: the account the link is for; columns: who asks (ROLES). 403 names the rule on the users page.
 RESET_LINK = {"team_a": "302 404 404 404 200 200", "annotator": "302 404 404 404 200 200",
@@ -313,6 +292,27 @@ def test_reset_rule_is_said_on_the_users_page(matrix):
     assert RESET_RULE in page.replace("&#39;", "'")
     admin_row = next(row for row in page.split("<tr>") if EMAIL_OF["admin"] in row)
     assert "/reset-link" not in admin_row and "no reset link" in admin_row, admin_row
+
+
+@pytest.mark.parametrize(("state", "cell", "role"), _params())
+def test_access(matrix, state: str, cell: Cell, role: str):
+    if cell.id not in EXPECTED:
+        pytest.fail(f"{cell.id}: no entry in EXPECTED")
+    world, clients = matrix(state)
+    resp = request(world, clients[role], role, cell)
+    body = readable_body(resp)
+    if cell.method != "GET":
+        if resp.status_code < 400:     # it may have changed the world: put it back, log in afresh
+            world.restore()
+            clients[role] = login_client(world, role)
+    assert resp.status_code < 500, f"{build_url(world, cell)} as {role}: {resp.status_code}\n{body[:1500]}"
+    assert resp.status_code in expected_statuses(cell.id, state, role), (
+        f"{cell.method} {build_url(world, cell)} as {role} ({state}): {resp.status_code}\n{body[:600]}")
+    if resp.status_code in (302, 303) and role == "anonymous" and resp.status_code not in (200,):
+        location = resp.headers.get("Location", "")
+        assert "/auth/login" in location or cell.id in ("POST /auth/logout",), (cell.id, location)
+    leaked = leaks(world, role, body)
+    assert not leaked, f"{cell.method} {build_url(world, cell)} as {role} ({state}) shows {leaked}"
 
 
 def test_the_canaries_show_where_they_may(matrix):
