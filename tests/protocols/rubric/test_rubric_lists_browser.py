@@ -1,4 +1,5 @@
-"""Long lists read by document (issue 15), in a real browser: a rubric campaign of 90 items for one annotator.
+# ruff: noqa: F811  (the fixture is imported from test_rubric_browser.py, as test_browser_ux.py does)
+"""Long lists read by document (issue 15), in a real browser: a rubric campaign of 45 items for one annotator.
 The annotator's list and the organizer's progress table show one group per document with its count
 (done of total), in name order; a document whose items are all finished folds away (<details> closed).
 Screenshots: tests/artifacts/lists-*.png."""
@@ -8,23 +9,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from rubric_helpers import PASSWORD, annotator_assignments, build_rubric_world, new_rubric
+from rubric_helpers import annotator_assignments
+from test_rubric_browser import ERRORS, live, login  # noqa: F401  (the fixture: its own campaign in this module)
 
-from tests.support.browser import live_server, login_page, screenshots, twin_app
+from tests.support.browser import screenshots
 
 pytestmark = pytest.mark.browser
 
-ERRORS: list[str] = []
 shot = screenshots("lists", full=True)
-
-
-@pytest.fixture(scope="module")
-def live(db_template, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("rubric-lists")
-    with live_server(db_template, tmp) as (base, app, url), twin_app(tmp, url) as twin:
-        world = build_rubric_world(twin, annotators=1)
-        cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1)
-        yield base, world, cid
 
 
 def finish_first_document(world, cid: int) -> tuple[Counter, str]:
@@ -66,7 +58,7 @@ def test_annotator_list_and_dashboard_group_by_document(live, browser):
     per_doc, finished = finish_first_document(world, cid)
     assert sum(per_doc.values()) >= 40 and len(per_doc) >= 2, per_doc
 
-    ctx, page = login_page(browser, base, "ann1@example.org", PASSWORD, ERRORS, (1280, 900), console=True)
+    ctx, page = login(browser, base, "ann1@example.org")
     page.goto(f"{base}/annotate/")
     groups = groups_of(page, "details.doc-group")
     check_groups(groups, per_doc, finished, "finished")
@@ -77,7 +69,7 @@ def test_annotator_list_and_dashboard_group_by_document(live, browser):
     assert folded.locator("tbody tr").first.is_visible()
     ctx.close()
 
-    ctx, page = login_page(browser, base, "org@example.org", PASSWORD, ERRORS, (1280, 900), console=True)
+    ctx, page = login(browser, base, "org@example.org")
     page.goto(f"{base}/campaigns/{cid}")
     page.locator("#progress-table").locator("xpath=ancestor::details[1]/summary").click()  # "Every assignment"
     groups = groups_of(page, "#progress-table details.doc-group")
