@@ -34,6 +34,10 @@ check-ter: $(VENV)/.installed
 	(scoring/metrics/_ter.c) did not build; install a C compiler and the Python headers (gcc python3-dev), \
 	then: rm $(VENV)/.installed && make install" >&2; exit 1; }
 	@echo "compiled TER: $$($(PY) -c 'import scoring.metrics._ter as t; print(t.__file__)')"
+	@$(PY) -c "import scoring.metrics._ngrams" 2>/dev/null || { echo "make check-ter: the compiled n-gram counts \
+	(scoring/metrics/_ngrams.c) did not build; install a C compiler and the Python headers (gcc python3-dev), \
+	then: rm $(VENV)/.installed && make install" >&2; exit 1; }
+	@echo "compiled n-grams: $$($(PY) -c 'import scoring.metrics._ngrams as t; print(t.__file__)')"
 
 test: $(VENV)/.installed
 	$(PY) -m ruff check .

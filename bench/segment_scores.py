@@ -1,8 +1,8 @@
 """BLEU + chrF + TER with segment scores on real WMT23 data, against the sacrebleu command line, side by side.
 
 The test set is real: WMT23 en→de (../shared/data/wmt23-mtme, mt-metrics-eval's layout). Its 557
-paragraphs are split into sentences wherever the system output and both references split into the same
-number of them, over all 12 MT systems, and the lines repeat until there are ``--segments`` of them (a
+paragraphs are split into sentences wherever the source, the system output and both references split into
+the same number of them, over all 12 MT systems, and the lines repeat until there are ``--segments`` of them (a
 WMT23-literary-size system: about 17k segments, two references). Then, in one run:
 
 1. ``sacrebleu REF1 REF2 -i SYS -m bleu chrf ter -b -w 16`` (corpus scores only), timed;
@@ -40,10 +40,12 @@ REFERENCES = ("refA", "synthetic_ref")
 LINE_BREAKS = set("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
-def aligned_sentences(root: Path) -> tuple[list[str], list[list[str]]]:
-    """(hypothesis lines, [reference lines] * 2) of every MT system, sentence-split where all three agree."""
+def aligned_sentences(root: Path) -> tuple[list[str], list[str], list[list[str]]]:
+    """(source, hypothesis and [reference] * 2 lines) of every MT system, sentence-split where all four agree."""
     refs = [(root / "references" / f"en-de.{r}.txt").read_text(encoding="utf-8").removeprefix("\ufeff").splitlines()
             for r in REFERENCES]
+    source = (root / "sources" / "en-de.txt").read_text(encoding="utf-8").removeprefix("\ufeff").splitlines()
+    srcs: list[str] = []
     hyps: list[str] = []
     out_refs: list[list[str]] = [[], []]
     for path in sorted((root / "system-outputs" / "en-de").glob("*.txt")):
@@ -51,16 +53,18 @@ def aligned_sentences(root: Path) -> tuple[list[str], list[list[str]]]:
             continue
         # (a byte-order mark opens some files: enface drops it, the sacrebleu CLI would score it as text)
         lines = path.read_text(encoding="utf-8").removeprefix("\ufeff").splitlines()
-        for h, a, b in zip(lines, *refs, strict=True):
-            parts = [SENTENCE_END.split(x) for x in (h, a, b)]
-            if len({len(p) for p in parts}) == 1 and not any(LINE_BREAKS & set(x) for x in (h, a, b)):
-                hyps += parts[0]
-                out_refs[0] += parts[1]
-                out_refs[1] += parts[2]
-    return hyps, out_refs
+        for src, h, a, b in zip(source, lines, *refs, strict=True):
+            parts = [SENTENCE_END.split(x) for x in (src, h, a, b)]
+            if len({len(p) for p in parts}) == 1 and not any(LINE_BREAKS & set(x) for x in (src, h, a, b)):
+                srcs += parts[0]
+                hyps += parts[1]
+                out_refs[0] += parts[2]
+                out_refs[1] += parts[3]
+    return srcs, hyps, out_refs
 
 
-def write_testset(out: Path, hyps: list[str], refs: list[list[str]], segments: int, docs: int = 12) -> Path:
+def write_testset(out: Path, srcs: list[str], hyps: list[str], refs: list[list[str]], segments: int,
+                  docs: int = 12) -> Path:
     n = len(hyps)
     take = [i % n for i in range(segments)]
     per_doc = [segments // docs + (1 if d < segments % docs else 0) for d in range(docs)]
@@ -74,7 +78,7 @@ def write_testset(out: Path, hyps: list[str], refs: list[list[str]], segments: i
         names.append(name)
         idx = take[start:start + size]
         start += size
-        (ts / "source" / f"{name}.txt").write_text("".join("source\n" for _ in idx), encoding="utf-8")
+        (ts / "source" / f"{name}.txt").write_text("".join(srcs[i] + "\n" for i in idx), encoding="utf-8")
         for k, stream in (("ref1", refs[0]), ("ref2", refs[1])):
             (ts / k / f"{name}.txt").write_text("".join(stream[i] + "\n" for i in idx), encoding="utf-8")
         (out / "system" / f"{name}.txt").write_text("".join(hyps[i] + "\n" for i in idx), encoding="utf-8")
@@ -119,8 +123,8 @@ def main() -> int:
         print(f"bench: {root} is absent (real WMT23 data in mt-metrics-eval's layout)", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    hyps, refs = aligned_sentences(root)
-    ts = write_testset(args.out, hyps, refs, args.segments)
+    srcs, hyps, refs = aligned_sentences(root)
+    ts = write_testset(args.out, srcs, hyps, refs, args.segments)
     flat = {k: (args.out / f"{k}.flat.txt").read_text(encoding="utf-8").splitlines() for k in ("hyp", "ref1", "ref2")}
     words = sum(len(x.split()) for x in flat["hyp"]) / len(flat["hyp"])
     print(f"test set: WMT23 en-de sentences, {args.segments} segments ({len(hyps)} distinct, {words:.1f} words "

@@ -65,3 +65,26 @@ def test_bench_load_fails_when_it_compared_nothing():
     assert not bench.verdict(ran, acked=40, stored=39, distinct_marks=39, locust_status=0)   # a save lost
     assert not bench.verdict(ran, acked=40, stored=41, distinct_marks=40, locust_status=0)   # stored twice
     assert not bench.verdict(ran, acked=40, stored=41, distinct_marks=41, locust_status=2)   # locust broke
+
+
+@pytest.mark.parametrize("differ", [None, "corpus", "segments"])
+def test_bench_segment_scores_exit_status(tmp_path, monkeypatch, capsys, differ):
+    """bench/segment_scores.py on 60 real WMT23 segments: 0 when every score equals sacrebleu's, else 1."""
+    from tests.support import SHARED_DATA
+    from tests.support.realdata import require
+
+    require(SHARED_DATA / "wmt23-mtme" / "wmt23")
+    bench = load_bench("segment_scores")
+    if differ == "corpus":
+        monkeypatch.setattr(bench, "identical", lambda scores, cli: False)
+    if differ == "segments":
+        monkeypatch.setattr(bench, "segment_differences", lambda *args: (10, 1))
+    monkeypatch.setattr(sys, "argv", ["segment_scores.py", "--segments", "60", "--out", str(tmp_path),
+                                      "--data", str(SHARED_DATA)])
+    status = bench.main()
+    out = capsys.readouterr()
+    assert status == (0 if differ is None else 1)
+    assert f"identical corpus scores: {differ != 'corpus'}" in out.out
+    assert ("scores differ" in out.err) is (differ is not None)
+    if differ is None:
+        assert "0 differ" in out.out and "ratio" in out.out
