@@ -55,7 +55,11 @@ html_static_path = []
 # Every screenshot a page shows, by its name under tests/artifacts/ (the test that takes it is in
 # development/docs.md). `make docs` runs those tests when one is missing.
 SCREENSHOTS = {
-    "e2e-leaderboard.png",
+    "e2e-leaderboard.png",          # tests/platform/browser/test_e2e.py
+    "e2e-submission.png",
+    "mqm-04-marks.png",             # tests/protocols/mqm/test_browser.py
+    "mqm-21-dashboard-results.png",
+    "mqm-25-leaderboard-mqm.png",
 }
 SHOTS_DIR = DOCS / "_screenshots"
 # The README's screenshot must be committed to show on a forge; each build refreshes it from the same artefact.

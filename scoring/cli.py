@@ -1,5 +1,7 @@
 """``python -m scoring``: validate and score system outputs on plain files.
 
+Usage::
+
     python -m scoring validate TESTSET_DIR SUBMISSION [--document-level] [--json]
     python -m scoring score TESTSET_DIR SUBMISSION [SUBMISSION ...] [-m bleu chrf ter dbleu comet]
     python -m scoring score --src SRC --ref REF1 --ref REF2 [--docs DOCIDS] HYP [HYP ...]

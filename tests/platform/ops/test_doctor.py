@@ -63,6 +63,7 @@ def test_a_generated_secret_key_file_must_be_private(env, tmp_path):
     assert lines(doctor(env).output)["secret key"] == "ok"
 
 
+@pytest.mark.sqlite_only   # points doctor at an empty SQLite file on purpose (the PostgreSQL pass's guard forbids it)
 def test_an_unmigrated_database_and_a_dead_broker_fail_without_showing_passwords(env, tmp_path):
     result = doctor({**env, "ENFACE_DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite'}",
                      "ENFACE_BROKER_URL": "redis://:hunter2-broker@127.0.0.1:1/0"})

@@ -112,6 +112,20 @@ def test_a_long_list_is_grouped_by_document(live, browser):
     shot(page, "ux-03-list-by-document")
     ctx.close()
 
+    # the organizer's Items table: the same groups (one annotator per item, so a document is done when its are)
+    ctx, page = login(browser, base, "org@example.org")
+    page.goto(f"{base}/campaigns/{cid}")
+    groups = {g.get_attribute("data-document"): g for g in page.locator("#items-table details.doc-group").all()}
+    assert set(groups) == set(by_doc)
+    for doc, rows in by_doc.items():
+        finished = doc == done_doc
+        assert groups[doc].locator("tbody tr").count() == len(rows)
+        assert f"{len(rows) if finished else 0} of {len(rows)} items finished" in groups[doc].locator("summary").inner_text()
+        assert (groups[doc].get_attribute("open") is None) is finished
+    page.locator("#items").scroll_into_view_if_needed()
+    shot(page, "ux-04-dashboard-items-by-document")
+    ctx.close()
+
 
 def world_campaign(world, cid: int) -> str:
     from enface.campaigns.models import Campaign

@@ -379,6 +379,12 @@ def test_the_organizer_pages(live, browser):
     b.close()
     page.goto(f"{base}/campaigns/{cid}?t={time.monotonic()}#progress")
     assert page.locator("#progress-table tr.stage-close").count() == 1
+    # the rows read by book: one open group per document, in name order, none finished yet
+    groups = page.eval_on_selector_all("#progress-table details.doc-group", """els => els.map(d => [
+        d.dataset.document, d.open, d.querySelector('summary').innerText, d.querySelectorAll('tbody tr').length])""")
+    assert [g[0] for g in groups] == sorted(["lantern", "harbour", "orchard", "mill"])
+    assert all(g[1] and f"0 of {g[3]} books finished" in g[2] for g in groups), groups
+    assert sum(g[3] for g in groups) == page.locator("#progress-table tbody tr").count() >= 4
     shot(page, "23-dashboard-progress", full=True)
     page.goto(f"{base}/campaigns/{cid}/results")
     assert page.is_visible("#preferences")

@@ -251,6 +251,8 @@ def progress(campaign: Campaign, rows: CampaignRows | None = None) -> dict:
             {"assignment": a, "rater": a.annotator.rater, "state": a.state, "read": min(a.furthest + 1, n),
              "segments": n, "marks": len(live), "time_ms": a.time_ms, "attention": a.attention.result
              if a.attention is not None else None, "has_check": a.attention is not None})
+    for it in per_item.values():   # (the dashboard folds a document whose items are all finished)
+        it["finished"] = bool(it["assignments"]) and all(a["state"] == "finished" for a in it["assignments"])
     for ann_id, pace in reading.pace_outliers(pace_samples).items():
         per_ann[ann_id]["pace"] = pace
     total = sum(p["items"] for p in per_ann.values())
