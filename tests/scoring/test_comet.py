@@ -23,7 +23,7 @@ from scoring.metrics.comet import (
     resolve_model_path,
 )
 from tests.support import ROOT
-from tests.support.tiny_comet import synthetic_sentences
+from tests.support.tiny_comet import offline_one_thread, synthetic_sentences
 
 N = 24
 LONG = " ".join(["the old house stood at the end of a long road"] * 80)  # > 510 tokens
@@ -31,17 +31,8 @@ LONG = " ".join(["the old house stood at the end of a long road"] * 80)  # > 510
 
 @pytest.fixture(scope="module", autouse=True)
 def offline():
-    """No hub, and one torch thread: the model is tiny, and on a shared CPU more threads only spin."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        mp.delenv(ENV_VAR, raising=False)
+    with offline_one_thread() as mp:
         yield mp
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

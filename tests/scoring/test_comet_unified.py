@@ -14,26 +14,18 @@ import pytest
 
 from scoring.cli import main
 from scoring.metrics.base import ReferenceRequired
-from scoring.metrics.comet import ENV_VAR, CometScorer
+from scoring.metrics.comet import CometScorer
 from scoring.scorer import Scorer
 from scoring.testset import load_flat
-from tests.support.tiny_comet import synthetic_sentences
+from tests.support.tiny_comet import offline_one_thread, synthetic_sentences
 
 N = 10
 
 
 @pytest.fixture(scope="module", autouse=True)
 def offline():
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        mp.setenv("TRANSFORMERS_OFFLINE", "1")
-        mp.delenv(ENV_VAR, raising=False)
+    with offline_one_thread() as mp:
         yield mp
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ has to exercise exactly the code path a real COMET checkpoint takes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from pathlib import Path
@@ -135,35 +136,32 @@ def build_tiny_comet(
     seed: int = 0,
 ) -> Path:
     """Write a tiny COMET checkpoint directory under ``out_dir`` and return it (``<out_dir>/<name>``)."""
-    import torch
-
-    root = Path(out_dir) / name
-    encoder_dir = root / "encoder"
-    _build_encoder(encoder_dir, vocab_size=vocab_size, hidden_size=hidden_size, num_layers=num_layers,
-                   num_heads=num_heads, intermediate_size=intermediate_size)
-
     from comet.models import RegressionMetric
 
-    torch.manual_seed(seed)
-    model = RegressionMetric(
-        pretrained_model=str(encoder_dir.resolve()),
-        load_pretrained_weights=False,
-        local_files_only=True,
-        hidden_sizes=list(estimator_hidden),
-        activations="Tanh",
-        final_activation="Sigmoid",
-        layer="mix",
-        layer_transformation="softmax",
-        layer_norm=layer_norm,
-        pool="avg",
-        dropout=0.1,
+    return _build_tiny(
+        RegressionMetric, "regression_metric", Path(out_dir) / name, seed=seed,
+        encoder={"vocab_size": vocab_size, "hidden_size": hidden_size, "num_layers": num_layers,
+                 "num_heads": num_heads, "intermediate_size": intermediate_size},
+        hidden_sizes=list(estimator_hidden), final_activation="Sigmoid", layer="mix",
+        layer_transformation="softmax", layer_norm=layer_norm, pool="avg",
     )
+
+
+def _build_tiny(model_class, class_identifier: str, root: Path, *, seed: int, encoder: dict, **hparams) -> Path:
+    """A randomly initialised ``model_class`` over a tiny offline encoder, saved as COMET saves one."""
+    import torch
+
+    encoder_dir = root / "encoder"
+    _build_encoder(encoder_dir, **encoder)
+    torch.manual_seed(seed)
+    model = model_class(pretrained_model=str(encoder_dir.resolve()), load_pretrained_weights=False,
+                        local_files_only=True, activations="Tanh", dropout=0.1, **hparams)
     # Random init puts every segment near one value; spread the estimator a little so that
     # segment scores differ visibly (still deterministic).
     with torch.no_grad():
         for p in model.estimator.parameters():
             p.mul_(4.0)
-    _save_checkpoint(model, root, "regression_metric")
+    _save_checkpoint(model, root, class_identifier)
     return root
 
 
@@ -192,35 +190,35 @@ def build_tiny_unified(
 ) -> Path:
     """A tiny ``UnifiedMetric`` checkpoint: ``kind="kiwi"`` (CometKiwi: source + hypothesis, no reference)
     or ``kind="xcomet"`` (xCOMET: source, hypothesis and reference, with word-level error-span tags)."""
-    import torch
-
-    hparams = {"kiwi": KIWI_HPARAMS, "xcomet": XCOMET_HPARAMS}[kind]
-    root = Path(out_dir) / (name or f"tiny-{kind}")
-    encoder_dir = root / "encoder"
-    _build_encoder(encoder_dir, vocab_size=vocab_size, hidden_size=hidden_size, num_layers=num_layers,
-                   num_heads=num_heads, intermediate_size=intermediate_size)
-
     from comet.models import UnifiedMetric
 
-    torch.manual_seed(seed)
-    model = UnifiedMetric(
-        pretrained_model=str(encoder_dir.resolve()),
-        load_pretrained_weights=False,
-        local_files_only=True,
-        hidden_sizes=list(estimator_hidden),
-        activations="Tanh",
-        sent_layer="mix",
-        layer_transformation="sparsemax",
-        layer_norm=True,
-        word_layer=num_layers,
-        dropout=0.1,
-        **hparams,
+    return _build_tiny(
+        UnifiedMetric, "unified_metric", Path(out_dir) / (name or f"tiny-{kind}"), seed=seed,
+        encoder={"vocab_size": vocab_size, "hidden_size": hidden_size, "num_layers": num_layers,
+                 "num_heads": num_heads, "intermediate_size": intermediate_size},
+        hidden_sizes=list(estimator_hidden), sent_layer="mix", layer_transformation="sparsemax",
+        layer_norm=True, word_layer=num_layers, **{"kiwi": KIWI_HPARAMS, "xcomet": XCOMET_HPARAMS}[kind],
     )
-    with torch.no_grad():
-        for p in model.estimator.parameters():
-            p.mul_(4.0)
-    _save_checkpoint(model, root, "unified_metric")
-    return root
+
+
+@contextlib.contextmanager
+def offline_one_thread():
+    """No hub, and one torch thread: the models are tiny, and on a shared CPU more threads only spin.
+
+    For a module-scoped autouse fixture of the tests that load these checkpoints."""
+    import pytest
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("HF_HUB_OFFLINE", "1")
+            mp.setenv("TRANSFORMERS_OFFLINE", "1")
+            mp.delenv("ENFACE_COMET_MODEL", raising=False)
+            yield mp
+    finally:
+        torch.set_num_threads(threads)
 
 
 if __name__ == "__main__":  # pragma: no cover
