@@ -139,3 +139,20 @@ def test_cli_scores_a_test_set_without_references(models, data, tmp_path, capsys
     assert "reference-based" in capsys.readouterr().err
     assert main([*base, "--comet-model", str(models["kiwi"]), "-m", "comet", "bleu"]) == 1
     assert "has no reference, and bleu need one" in capsys.readouterr().err
+
+
+def test_cli_test_set_directory_without_references(models, data, tmp_path, capsys):
+    """The directory layout with no ref*/ folder: validated and scored by a QE checkpoint only."""
+    sources, systems, _ = data
+    (tmp_path / "ts" / "source").mkdir(parents=True)
+    (tmp_path / "ts" / "testset.json").write_text(json.dumps({"name": "qe", "src_lang": "en", "tgt_lang": "de"}))
+    (tmp_path / "ts" / "source" / "d1.txt").write_text("\n".join(sources) + "\n", encoding="utf-8")
+    (tmp_path / "run" / "sys0").mkdir(parents=True)
+    (tmp_path / "run" / "sys0" / "d1.txt").write_text("\n".join(systems["sys0"]) + "\n", encoding="utf-8")
+    args = ["score", str(tmp_path / "ts"), str(tmp_path / "run" / "sys0"), "--comet-model", str(models["kiwi"]),
+            "--comet-device", "cpu", "--comet-batch-size", "4"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "ref:none" in out and "COMET" in out and "BLEU" not in out
+    assert main([*args, "-m", "comet", "ter"]) == 1
+    assert "ter need one" in capsys.readouterr().err
