@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..argtypes import whole_number
 from .scores import DEFAULT_SEED, DEFAULT_SPLITS
 
 EPILOG = ('JUDGMENTS.csv: a header naming item, annotator, versions, best, worst (other columns ignored); '
@@ -18,24 +19,8 @@ EPILOG = ('JUDGMENTS.csv: a header naming item, annotator, versions, best, worst
           "exit status: 0 success, 1 bad input (file and line named), 2 usage error.")
 
 
-def _splits(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, not {text}")
-    return value
 
 
 def add_bws_parser(sub) -> None:
@@ -47,9 +32,9 @@ def add_bws_parser(sub) -> None:
                                    "of the halves' scores, averaged, Spearman-Brown corrected).",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="JUDGMENTS.csv", help="CSV with the columns item, annotator, versions, best, worst")
-    p.add_argument("--splits", type=_splits, default=DEFAULT_SPLITS,
+    p.add_argument("--splits", type=whole_number(1), default=DEFAULT_SPLITS,
                    help=f"random splits for split-half reliability (default {DEFAULT_SPLITS})")
-    p.add_argument("--seed", type=_seed, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
+    p.add_argument("--seed", type=whole_number(0), default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

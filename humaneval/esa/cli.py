@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..argtypes import open_fraction, whole_number
 from .attention import DEFAULT_ALPHA
 from .attention import TESTS as ATTENTION_TESTS
 
@@ -21,24 +22,8 @@ RESULTS_EPILOG = ("--json prints {\"systems\": [...], \"ranking\", \"agreement\"
                   "exit status: 0 success, 1 bad input (file and line named), 2 usage error.")
 
 
-def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {text}")
-    return value
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
 
 
 def add_esa_parsers(sub) -> None:
@@ -71,13 +56,13 @@ def add_esa_parsers(sub) -> None:
                     help="keep annotators who fail the attention checks (default: excluded, as WMT does)")
     er.add_argument("--attention-test", choices=list(ATTENTION_TESTS), default="wilcoxon",
                     help="wilcoxon: paired signed-rank (default); mannwhitney: Appraise's rank-sum on the pairs")
-    er.add_argument("--attention-alpha", type=_alpha, default=DEFAULT_ALPHA,
+    er.add_argument("--attention-alpha", type=open_fraction, default=DEFAULT_ALPHA,
                     help=f"an annotator passes when p < this (default {DEFAULT_ALPHA})")
     er.add_argument("--ranking-test", choices=list(ALL_TESTS), default="mannwhitney",
                     help="the official ranking's test (default mannwhitney: unpaired rank-sum)")
     er.add_argument("--ranking-by", choices=["score", "z"], default="score", help="rank on scores or z-scores")
-    er.add_argument("--ranking-alpha", type=_alpha, default=0.05, help="significance level of the ranking")
-    er.add_argument("--resamples", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
+    er.add_argument("--ranking-alpha", type=open_fraction, default=0.05, help="significance level of the ranking")
+    er.add_argument("--resamples", type=whole_number(1), default=1000, help="bootstrap resamples (default 1000)")
     er.add_argument("--seed", type=int, default=12345, help="seed of the bootstrap (default 12345)")
 
 

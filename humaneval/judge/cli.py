@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..argtypes import non_negative, whole_number
 from ..errors import HumanEvalInputError
 from .client import ChatClient, EndpointConfig
 from .debate import DEFAULT_MAX_ROUNDS, MODES, Judge
@@ -45,24 +46,8 @@ exit status: 0 all scored, 1 bad input (file and line named), 2 usage error,
 3 some items not scored."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
 
 
 def add_judge_parser(sub: Any) -> None:
@@ -75,18 +60,18 @@ def add_judge_parser(sub: Any) -> None:
     p.add_argument("--base-url", required=True, help="the endpoint, e.g. http://localhost:8000/v1")
     p.add_argument("--model", required=True, help="the model name the endpoint serves")
     p.add_argument("--mode", choices=MODES, default="debate", help="default debate")
-    p.add_argument("--max-rounds", type=_positive_int, default=DEFAULT_MAX_ROUNDS,
+    p.add_argument("--max-rounds", type=whole_number(1), default=DEFAULT_MAX_ROUNDS,
                    help=f"debate rounds at most (default {DEFAULT_MAX_ROUNDS})")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
                    help="environment variable holding the API key (default OPENAI_API_KEY)")
-    p.add_argument("--concurrency", type=_positive_int, default=4, help="items in flight (default 4)")
-    p.add_argument("--requests-per-minute", type=_non_negative, default=0,
+    p.add_argument("--concurrency", type=whole_number(1), default=4, help="items in flight (default 4)")
+    p.add_argument("--requests-per-minute", type=non_negative, default=0,
                    help="rate limit over all calls (default 0: none)")
-    p.add_argument("--temperature", type=_non_negative, default=0.0, help="default 0")
-    p.add_argument("--timeout", type=_non_negative, default=120.0, help="seconds per request (default 120)")
+    p.add_argument("--temperature", type=non_negative, default=0.0, help="default 0")
+    p.add_argument("--timeout", type=non_negative, default=120.0, help="seconds per request (default 120)")
     p.add_argument("--max-retries", type=int, default=5, help="retries on 429/5xx/timeouts (default 5)")
-    p.add_argument("--price-prompt", type=_non_negative, default=0.0, help="price per 1,000 prompt tokens")
-    p.add_argument("--price-completion", type=_non_negative, default=0.0,
+    p.add_argument("--price-prompt", type=non_negative, default=0.0, help="price per 1,000 prompt tokens")
+    p.add_argument("--price-completion", type=non_negative, default=0.0,
                    help="price per 1,000 completion tokens")
     p.add_argument("--rubric", default="diting", help="a rubric name or a rubric JSON file (default diting)")
     p.add_argument("--prompts", metavar="DIR", help="a folder of prompt templates replacing the defaults")
