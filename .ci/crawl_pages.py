@@ -23,8 +23,9 @@ import requests
 PER_ROUTE = 4          # distinct URLs visited per route (endpoint) and account
 MAX_PER_ACCOUNT = 400  # pages per account, a guard against link loops
 SKIP = ("/auth/logout",)
+# The short addresses (/login, /leaderboards) are typed by people, never linked: seeded like the front page.
 SEEDS = ("/", "/healthz", "/leaderboard/", "/browse/", "/campaigns/", "/annotate/", "/admin/", "/team/", "/auth/tokens",
-         "/api/v1/testsets")
+         "/api/v1/testsets", "/login", "/leaderboards")
 
 
 class Links(HTMLParser):
