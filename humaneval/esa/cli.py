@@ -1,4 +1,4 @@
-"""``python -m humaneval esa`` and ``esa-results``: ESA on an Appraise score export.
+"""``python -m humaneval esa`` and ``esa-results``: ESA on an Appraise score export::
 
     python -m humaneval esa SCORES.csv [--json]
     python -m humaneval esa-results SCORES.csv [--json] [--keep-failing] [--attention-test wilcoxon|mannwhitney]

@@ -19,7 +19,7 @@ toolkit's layout stores lower-is-better metrics negated).
   (``none``: one vector of everything; ``item``: per item across systems, then averaged;
   ``sys``: per system across items, then averaged);
 * :func:`pairwise_p_values` / :func:`soft_pairwise_accuracy`: Thompson et al. (2024)'s soft
-  pairwise accuracy, 1 - mean |p_human - p_metric| over system pairs, where p is the paired
+  pairwise accuracy, 1 - mean ``|p_human - p_metric|`` over system pairs, where p is the paired
   permutation test's p-value (1000 sign flips from ``numpy.random.default_rng(4)``, in float32,
   as the toolkit draws them) that system i beats system j on summed segment scores.
 """
