@@ -3,6 +3,8 @@
     python -m humaneval esa SCORES.csv [--json]
     python -m humaneval esa-results SCORES.csv [--json] [--keep-failing] [--attention-test wilcoxon|mannwhitney]
         [--ranking-test mannwhitney|wilcoxon|ar] [--ranking-by score|z] [--resamples N] [--seed N]
+
+The definitions are in the manual's ESA page (docs/libraries/esa.md).
 """
 
 from __future__ import annotations
