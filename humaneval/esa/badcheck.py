@@ -64,8 +64,8 @@ def bad_segment(segment: str, donors: Sequence[str], seed: int | str, *,
                 character_based: bool = False) -> BadSegment:
     """A damaged copy of ``segment`` with a phrase replaced by one from ``donors`` (see the module's doc).
 
-    Donors should come from other documents; those without a word, and those whose phrase would leave
-    the segment unchanged, are passed over. ValueError when the segment has no word or no donor works.
+    Donors should come from other documents; those without a word, and those all of whose phrases would
+    leave the segment unchanged, are passed over. ValueError when the segment has no word or no donor works.
     """
     units = _units(segment, character_based)
     if not units:
@@ -84,12 +84,13 @@ def bad_segment(segment: str, donors: Sequence[str], seed: int | str, *,
         if not donor_units:
             continue
         take = min(length, len(donor_units))
-        at = rng.randint(0, len(donor_units) - take)
-        inserted = donors[index][donor_units[at][0]:donor_units[at + take - 1][1]]
-        if inserted == replaced:
-            continue
-        text = segment[:start] + inserted + segment[end:]
-        return BadSegment(text, segment, start, start + len(inserted) - 1, replaced, inserted, index)
+        first_try = rng.randint(0, len(donor_units) - take)
+        # the drawn phrase first; if it equals the one it would replace, the donor's other phrases in turn
+        for at in (first_try, *(a for a in range(len(donor_units) - take + 1) if a != first_try)):
+            inserted = donors[index][donor_units[at][0]:donor_units[at + take - 1][1]]
+            if inserted != replaced:
+                text = segment[:start] + inserted + segment[end:]
+                return BadSegment(text, segment, start, start + len(inserted) - 1, replaced, inserted, index)
     raise ValueError("no donor segment differs from the phrase to replace: give segments of other documents")
 
 

@@ -84,7 +84,7 @@ def test_any_segment_is_damaged_in_place(words, donor_words, seed):
     try:
         bad = bad_segment(segment, donors, seed)
     except ValueError:
-        # only when every donor phrase equals the phrase to replace
+        # only when every phrase of every donor equals the phrase to replace
         assert all(set(d) <= set(words) for d in donor_words)
         return
     assert bad.text != segment
