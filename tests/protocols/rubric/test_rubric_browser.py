@@ -149,6 +149,9 @@ def test_score_by_keyboard_reload_and_finish(live, browser):
 
 def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
     base, world, cid = live
+    with world.ctx():   # other tests of this module's world may have finished items before this one
+        finished_before = {a.public_id for a in annotator_assignments(world, cid, "ann1@example.org")
+                           if a.state == "finished"}
     states = items_of(world, cid, "ann1@example.org")
     safety = next(s for s in states if s["phenomena"][0]["dimension"] == "cultural_safety"
                   and s["translation"].startswith("I'm sorry"))
@@ -174,14 +177,16 @@ def test_refusal_by_keyboard_and_the_organizers_results(live, browser):
     ctx.close()
 
     with world.ctx():
-        finished = [a.public_id for a in annotator_assignments(world, cid, "ann1@example.org")
-                    if a.state == "finished"]
-    assert len(finished) == 2
+        finished = {a.public_id for a in annotator_assignments(world, cid, "ann1@example.org")
+                    if a.state == "finished"}
+    assert finished - finished_before == {pid}
     ctx, page = login(browser, base, "org@example.org")
     page.goto(f"{base}/campaigns/{cid}#results")
     page.wait_for_selector("#rubric-systems")
     text = page.inner_text("#rubric-systems")
-    assert "Cultural Safety" in text and "Tense Consistency" in text and "Average Σ" in text
+    assert "Cultural Safety" in text and "Average Σ" in text
+    if finished_before:   # the module's first test finished a tense item in this world
+        assert "Tense Consistency" in text
     shot(page, "dashboard")
     page.goto(f"{base}/campaigns/new?testset={world.testset_id}&protocol=rubric")
     page.wait_for_selector("#rubric-new")

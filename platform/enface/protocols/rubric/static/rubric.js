@@ -207,7 +207,13 @@
   // ---------------------------------------------------------------- finishing
   const confirmEl = document.getElementById('finish-confirm');
   function confirming() { return confirmEl && !confirmEl.hidden; }
-  function closeConfirm() { if (confirmEl) confirmEl.hidden = true; }
+  function closeConfirm() {
+    if (!confirmEl) return;
+    // The question's "Yes" has focus while it is open: hidden, it would keep it until the next rendering,
+    // and an Enter in between would press it (finish without asking). Give the focus back first.
+    if (confirmEl.contains(document.activeElement)) document.activeElement.blur();
+    confirmEl.hidden = true;
+  }
 
   // One Enter (or the button) only asks: finishing is final, and Enter is easy to press by mistake.
   function askFinish() {
