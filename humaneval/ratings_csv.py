@@ -83,21 +83,27 @@ def read_ratings(path: str | Path, numeric: bool = False, categories: Sequence[s
     return Ratings(name, table, cats, as_numbers)
 
 
+
+def header_positions(reader, required: tuple[str, ...] | list[str], name: str) -> list[int]:
+    """Read the header line of ``reader`` (a csv.reader) and return where each ``required`` column is
+    (names compared case-insensitively); a missing or repeated column is an input error naming the line."""
+    header = next(reader)
+    columns = [h.strip().lower() for h in header]
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise HumanEvalInputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                                  f"(the header must name {', '.join(required)}; found: {','.join(header)})",
+                                  name, reader.line_num)
+    repeated = [c for c in required if columns.count(c) > 1]
+    if repeated:
+        raise HumanEvalInputError(f"the header names column {repeated[0]!r} twice", name, reader.line_num)
+    return [columns.index(c) for c in required]
+
 def _rows(text: str, name: str) -> list[tuple[str, str, str, int]]:
     """(item, rater, value, line) for every non-blank data row."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        header = next(reader)
-        columns = [h.strip().lower() for h in header]
-        missing = [c for c in COLUMNS if c not in columns]
-        if missing:
-            raise HumanEvalInputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                                      f"(the header must name item, rater, value; found: {','.join(header)})",
-                                      name, reader.line_num)
-        repeated = [c for c in COLUMNS if columns.count(c) > 1]
-        if repeated:
-            raise HumanEvalInputError(f"the header names column {repeated[0]!r} twice", name, reader.line_num)
-        where = [columns.index(c) for c in COLUMNS]
+        where = header_positions(reader, COLUMNS, name)
         rows = []
         for row in reader:
             if not any(cell.strip() for cell in row):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import HumanEvalInputError, read_text
+from ..ratings_csv import header_positions
 
 COLUMNS = ("item", "annotator", "versions", "best", "worst")
 SEPARATOR = "|"
@@ -69,17 +70,7 @@ def read_judgments(path: str | Path) -> list[Judgment]:
     reader = csv.reader(io.StringIO(text, newline=""))
     judgments: list[Judgment] = []
     try:
-        header = next(reader)
-        columns = [h.strip().lower() for h in header]
-        missing = [c for c in COLUMNS if c not in columns]
-        if missing:
-            raise HumanEvalInputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                                      f"(the header must name {', '.join(COLUMNS)}; found: {','.join(header)})",
-                                      name, reader.line_num)
-        repeated = [c for c in COLUMNS if columns.count(c) > 1]
-        if repeated:
-            raise HumanEvalInputError(f"the header names column {repeated[0]!r} twice", name, reader.line_num)
-        where = [columns.index(c) for c in COLUMNS]
+        where = header_positions(reader, COLUMNS, name)
         for row in reader:
             if not any(cell.strip() for cell in row):
                 continue
