@@ -19,6 +19,10 @@ from tests.support.campaigns import assignments_of, new_campaign
 
 pytestmark = pytest.mark.browser
 
+# Two animation frames: the page's ResizeObserver moves the column header under a top bar that changed
+# height before the next paint, but a measurement taken right after a resize may run before it.
+SETTLED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
 
 def test_sticky_header_dashes_definitions_and_the_next_item(live, browser):
     base, world = live
@@ -46,11 +50,12 @@ def test_sticky_header_dashes_definitions_and_the_next_item(live, browser):
     for width in (900, 1280, 700):
         page.set_viewport_size({"width": width, "height": 520})
         page.evaluate("document.querySelector('#progress-text').textContent += ' and a much longer status text'")
-        page.wait_for_timeout(150)
+        page.evaluate(SETTLED)
         gap = page.evaluate("""() => document.querySelector('.cols').getBoundingClientRect().top
             - document.querySelector('#topbar').getBoundingClientRect().bottom""")
         assert -1.5 <= gap <= 0, f"{gap} px at {width} px wide"
     page.set_viewport_size({"width": 1280, "height": 520})
+    page.evaluate(SETTLED)
     hit = page.evaluate("""() => {
         const bar = document.querySelector('#topbar').getBoundingClientRect();
         const x = document.querySelector('.cols').getBoundingClientRect().left + 200;
