@@ -9,6 +9,9 @@
                            [--lock-hours 24] [--chunk-words 300] [--passphrase TEXT] [--guidelines FILE]
     enface campaign create --protocol rubric --testset ID --name NAME [--rubric diting|FILE] [--system ID ...]
                            [--redundancy 2] [--range DOC ...] [--hide-reference]
+    enface campaign create --protocol bws --testset ID --name NAME [--system ID ...] [--reference ref1 ...]
+                           [--range DOC ...] [--tuple-size 4] [--tuples-per-passage 0] [--passage-segments 1]
+                           [--splits 100] [--redundancy 1]
     enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
     enface campaign add-annotator CAMPAIGN EMAIL
     enface campaign start CAMPAIGN
@@ -75,8 +78,8 @@ def list_():
 @click.option("--system", "systems", type=int, multiple=True,
               help="submission ids (default: every primary and baseline)")
 @click.option("--reference", "references", multiple=True, metavar="ref1|ref2",
-              help="mqm: a human reference annotated and ranked with the systems (repeatable: --reference ref1 "
-                   "--reference ref2)")
+              help="mqm, bws: a human reference annotated and ranked with the systems (repeatable: --reference ref1 "
+                   "--reference ref2; bws default: every reference)")
 @click.option("--docs", "sample_docs", type=int, default=5, show_default=True, help="documents to sample")
 @click.option("--words", "sample_words", type=int, default=2200, show_default=True,
               help="source words to sample in all (0: whole documents)")
@@ -92,9 +95,16 @@ def list_():
               help="minimum reading time: a segment counts as read after its source and translation at this speed")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
-@click.option("--protocol", type=click.Choice(["mqm", "reader", "rubric"]), default="mqm", show_default=True,
+@click.option("--protocol", type=click.Choice(["mqm", "reader", "rubric", "bws"]), default="mqm", show_default=True,
               help="mqm: error spans; reader: the LAIT reader study (two versions read in turn, then compared "
-                   "chunk by chunk; the options below); rubric: DITING scores of the test set's tagged phenomena")
+                   "chunk by chunk; the options below); rubric: DITING scores of the test set's tagged phenomena; "
+                   "bws: best-worst scaling of tuples of translations (systems and --reference)")
+@click.option("--tuple-size", type=int, default=4, show_default=True, help="bws: translations per tuple")
+@click.option("--tuples-per-passage", type=int, default=0, show_default=True,
+              help="bws: 0 = the fewest that show every version equally often")
+@click.option("--passage-segments", type=int, default=1, show_default=True, help="bws: segments per passage")
+@click.option("--splits", type=int, default=100, show_default=True, help="bws: random splits of the split-half "
+                                                                         "reliability")
 @click.option("--rubric", "rubric", default="diting", show_default=True,
               help="rubric: a shipped rubric's name or a rubric JSON file")
 @click.option("--hide-reference", is_flag=True, help="rubric: do not show annotators the reference")
@@ -111,7 +121,8 @@ def list_():
 def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs, sample_words, ranges, attention,
            attention_kind, source_words, significance_unit, significance_test, words_per_second, seed, instructions,
            protocol, versions, readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase,
-           guidelines_file, rubric, hide_reference, references):
+           guidelines_file, rubric, hide_reference, references, tuple_size, tuples_per_passage, passage_segments,
+           splits):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
@@ -121,8 +132,17 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
         if ref not in ("ref1", "ref2", "1", "2"):
             _fail(f"--reference {ref!r}: ref1 or ref2")
         refs.append(int(ref[-1]))
-    if refs and protocol != "mqm":
-        _fail("--reference is for mqm campaigns (a reader study takes its references with --version)")
+    if refs and protocol not in ("mqm", "bws"):
+        _fail("--reference is for mqm and bws campaigns (a reader study takes its references with --version)")
+
+    if protocol == "bws":
+        from ..protocols.bws.cli import create_bws_campaign
+
+        _run(lambda: create_bws_campaign(testset_id, name, systems, refs, redundancy, strategy, ranges, sample_docs,
+                                         sample_words, seed, instructions, tuple_size=tuple_size,
+                                         tuples_per_passage=tuples_per_passage, passage_segments=passage_segments,
+                                         splits=splits, significance_test=significance_test))
+        return
 
     if protocol == "rubric":
         from ..protocols.rubric.cli import create_rubric_campaign
@@ -264,6 +284,10 @@ def status(campaign_id, as_json):
             from ..protocols.rubric.cli import rubric_status
 
             return rubric_status(c, as_json)
+        if c.protocol == "bws":
+            from ..protocols.bws.cli import bws_status
+
+            return bws_status(c, as_json)
         if c.protocol != "mqm":
             return _status_of_protocol(c, as_json)
         from ..protocols.mqm import services as mqm_svc
@@ -316,8 +340,9 @@ def _status_of_protocol(c, as_json):
 
 @campaign.command("export")
 @click.argument("campaign_id", type=int)
-@click.option("--format", "fmt", type=click.Choice(["tsv", "json", "jsonl", "csv"]), default=None,
-              help="MQM: tsv (default) or json; reader study: jsonl (default) or csv")
+@click.option("--format", "fmt", type=click.Choice(["tsv", "json", "jsonl", "csv", "judgments"]), default=None,
+              help="MQM: tsv (default) or json; reader study: jsonl (default) or csv; BWS: jsonl (default), csv "
+                   "or judgments (the JUDGMENTS.csv of python -m humaneval bws)")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
     """The annotations in the Marot/Anthea TSV format (or the mqm JSON); a reader study's answers."""
