@@ -118,7 +118,8 @@
   cards.forEach(function (card) {
     const slot = Number(card.dataset.slot);
     card.querySelectorAll('.bw-choose').forEach(function (b) {
-      b.addEventListener('click', function () { choose(b.dataset.choice, slot); });
+      // the focus leaves the button, so that Enter next asks to finish instead of pressing it again
+      b.addEventListener('click', function () { choose(b.dataset.choice, slot); b.blur(); });
     });
   });
   const finishBtn = document.getElementById('finish');
