@@ -11,7 +11,7 @@
                            [--redundancy 2] [--range DOC ...] [--hide-reference]
     enface campaign create --protocol bws --testset ID --name NAME [--system ID ...] [--reference ref1 ...]
                            [--range DOC ...] [--tuple-size 4] [--tuples-per-passage 0] [--passage-segments 1]
-                           [--splits 100] [--redundancy 1]
+                           [--splits 100] [--redundancy 1] [--passage-budget N --selection metric_var]
     enface campaign invite CAMPAIGN [--count N] [--label TEXT] [--base-url URL]
     enface campaign add-annotator CAMPAIGN EMAIL
     enface campaign start CAMPAIGN
@@ -105,6 +105,12 @@ def list_():
 @click.option("--passage-segments", type=int, default=1, show_default=True, help="bws: segments per passage")
 @click.option("--splits", type=int, default=100, show_default=True, help="bws: random splits of the split-half "
                                                                          "reliability")
+@click.option("--passage-budget", type=int, default=0, show_default=True, help="bws: passages to evaluate (0: all)")
+@click.option("--selection", type=click.Choice(["uniform", "metric_var", "metric_cons", "metric_avg"]),
+              default="uniform", show_default=True,
+              help="bws: how a budget's passages are chosen: uniformly, or by subset2evaluate from --selection-metric")
+@click.option("--selection-metric", default="chrf", show_default=True,
+              help="bws: the metric whose segment scores subset2evaluate reads")
 @click.option("--rubric", "rubric", default="diting", show_default=True,
               help="rubric: a shipped rubric's name or a rubric JSON file")
 @click.option("--hide-reference", is_flag=True, help="rubric: do not show annotators the reference")
@@ -122,7 +128,7 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
            attention_kind, source_words, significance_unit, significance_test, words_per_second, seed, instructions,
            protocol, versions, readers_per_document, documents_per_reader, lock_hours, chunk_words, passphrase,
            guidelines_file, rubric, hide_reference, references, tuple_size, tuples_per_passage, passage_segments,
-           splits):
+           splits, passage_budget, selection, selection_metric):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns import services as svc
     from ..services import testsets
@@ -141,7 +147,9 @@ def create(testset_id, name, scheme, redundancy, strategy, systems, sample_docs,
         _run(lambda: create_bws_campaign(testset_id, name, systems, refs, redundancy, strategy, ranges, sample_docs,
                                          sample_words, seed, instructions, tuple_size=tuple_size,
                                          tuples_per_passage=tuples_per_passage, passage_segments=passage_segments,
-                                         splits=splits, significance_test=significance_test))
+                                         splits=splits, significance_test=significance_test,
+                                         passage_budget=passage_budget, selection=selection,
+                                         selection_metric=selection_metric))
         return
 
     if protocol == "rubric":

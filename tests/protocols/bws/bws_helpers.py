@@ -13,8 +13,9 @@ __all__ = ["PASSWORD", "QUALITY", "BwsWorld", "build_bws_world", "new_bws", "put
 
 DEMO = ROOT / "data" / "demo"
 # system name -> (demo folder, team, label, constrained); names are distinctive (the blind tests look for them)
-SYSTEMS = {"lantern-nmt": ("strong-mt", "Lantern Lab", "primary", True),
-           "literal-baseline": ("literal-mt", None, "baseline", True),
+# (in the order `enface demo` submits them, so that a campaign's versions come in the demo's order)
+SYSTEMS = {"literal-baseline": ("literal-mt", None, "baseline", True),
+           "lantern-nmt": ("strong-mt", "Lantern Lab", "primary", True),
            "inkstone-llm": ("weak-mt", "Inkstone MT", "primary", False)}
 # the judging policy's order, best first (the demo's systems are written to be this good)
 QUALITY = ["reference 1", "lantern-nmt", "reference 2", "literal-baseline", "inkstone-llm"]

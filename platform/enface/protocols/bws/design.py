@@ -16,6 +16,7 @@ from humaneval.bws import Design, design_counts, item_designs
 
 from ...campaigns.models import Campaign
 from ...campaigns.services import bad, parsed_ranges, testset_docs, version_labels
+from .selection import select_passages
 from .settings import tuple_size, tuples_per_passage
 
 
@@ -49,23 +50,26 @@ class CampaignDesign:
     """The passages and their tuples (campaign version ids as text), and the whole campaign's counts."""
 
     passages: list[Passage]
-    tuples: dict[str, tuple[tuple[str, ...], ...]]   # passage label -> tuples
+    tuples: dict[str, tuple[tuple[str, ...], ...]]   # passage label -> tuples of campaign version ids
     size: int
     per_passage: int
     overall: Design                                   # appearances and co-occurrences over every passage
 
 
 def campaign_design(campaign: Campaign) -> CampaignDesign:
+    # the design is drawn over the versions' positions, not their database ids: the same campaign settings and
+    # seed give the same tuples in any database (the demo's judgments file relies on it)
     versions = [str(v.id) for v in campaign.versions]
+    positions = [str(i) for i in range(len(versions))]
     if len(versions) < 2:
         raise bad("too_few_versions", "best-worst scaling needs at least two versions (systems or references)", 409)
-    found = passages(campaign)
+    found = select_passages(campaign, passages(campaign))
     if not found:
         raise bad("no_passages", "the campaign has no passage to evaluate", 409)
     size, per = tuple_size(campaign), tuples_per_passage(campaign)
-    designs = item_designs([p.label for p in found], versions, per, size, seed=campaign.seed)
-    tuples = {label: d.tuples for label, d in designs.items()}
-    overall = design_counts(versions, size, [t for d in designs.values() for t in d.tuples])
+    designs = item_designs([p.label for p in found], positions, per, size, seed=campaign.seed)
+    tuples = {label: tuple(tuple(versions[int(k)] for k in t) for t in d.tuples) for label, d in designs.items()}
+    overall = design_counts(versions, size, [t for ts in tuples.values() for t in ts])
     return CampaignDesign(found, tuples, size, per, overall)
 
 

@@ -24,7 +24,24 @@ from .design import campaign_design, design_table, stored_design
 from .settings import DEFAULTS, clean_settings, splits, tuple_size, tuples_per_passage
 from .texts import version_texts
 
-SETTING_FIELDS = ("tuple_size", "tuples_per_passage", "passage_segments", "splits", "significance_test", "guidelines")
+SETTING_FIELDS = ("tuple_size", "tuples_per_passage", "passage_segments", "splits", "significance_test", "guidelines",
+                  "passage_budget", "selection", "selection_metric")
+
+
+SELECTION_TITLES = [("uniform", "a uniform random sample"),
+                    ("metric_var", "subset2evaluate: where the metric varies most across systems"),
+                    ("metric_cons", "subset2evaluate: where the systems' order agrees best with the metric's"),
+                    ("metric_avg", "subset2evaluate: the hardest passages (lowest average metric score)")]
+
+
+def _selection_summary(campaign: Campaign) -> str:
+    budget = int(campaign.setting("passage_budget", 0) or 0)
+    if not budget:
+        return "every passage of the documents"
+    how = campaign.setting("selection", "uniform")
+    return (f"at most {budget}, a uniform sample" if how == "uniform" else
+            f"at most {budget}, chosen by subset2evaluate ({how}) from the {campaign.setting('selection_metric')} "
+            "segment scores")
 
 
 class BwsProtocol(Protocol):
@@ -58,6 +75,7 @@ class BwsProtocol(Protocol):
                  + ("" if campaign.setting("tuples_per_passage") else " (automatic: each version equally often)")),
                 ("Segments per passage", str(campaign.setting("passage_segments", 1))),
                 ("Annotators per tuple", str(campaign.redundancy)),
+                ("Passages", _selection_summary(campaign)),
                 ("Split-half reliability", f"{splits(campaign)} random splits"),
                 ("Significance test", TESTS[significance_test(campaign)])]
 
@@ -97,7 +115,7 @@ class BwsProtocol(Protocol):
                              seed=seed, settings=settings)
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
-        return {"significance_tests": TESTS, "num_refs": testset.num_refs or 0}
+        return {"significance_tests": TESTS, "num_refs": testset.num_refs or 0, "selections": SELECTION_TITLES}
 
     def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
         ctx: dict[str, Any] = {"summary": self.settings_summary(campaign), "design_error": None}
@@ -108,11 +126,12 @@ class BwsProtocol(Protocol):
                 ctx.update(design=None, design_error=exc.message)
             else:
                 ctx.update(design=design_table(campaign, planned.overall), passages=len(planned.passages),
-                           per_passage=planned.per_passage)
+                           per_passage=planned.per_passage, passage_labels=[p.label for p in planned.passages])
         else:
             found = results.assignments(campaign)
             ctx["design"] = design_table(campaign, stored_design(campaign))
-            ctx["passages"] = len({(i.document_id, i.seg_start) for i in campaign.items})
+            ctx["passage_labels"] = list(dict.fromkeys(results.passage_label(i) for i in campaign.items))
+            ctx["passages"] = len(ctx["passage_labels"])
             ctx["per_passage"] = tuples_per_passage(campaign)
             ctx["prog"] = results.progress(campaign, found)
             ctx["results"] = results.results(campaign, found)

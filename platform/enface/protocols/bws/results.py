@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from humaneval.bws import Judgment, counting_scores, item_scores, scores_with_intervals, split_half
+from humaneval.selection import ranking_stability
 
 from ...campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ...campaigns.services import version_labels
@@ -96,6 +97,8 @@ def results(campaign: Campaign, found: list[Assignment] | None = None, *, with_r
                                                                        "correlation": "spearman",
                                                                        "seed": campaign.seed},
             "ranking": ranking(campaign, js) if with_ranking else None,
+            # the live ranking's stability: version pairs ordered differently before the last tenth of the judgments
+            "stability": ranking_stability(js, counting_scores).to_dict(),
             "empty": not js}
 
 

@@ -12,6 +12,7 @@ from scoring.human_ranking import DEFAULT_TEST, TESTS
 from ...campaigns.models import Campaign
 from ...campaigns.services import bad, whole_number
 from ...services.accounts import check_text
+from .selection import SELECTIONS
 
 DEFAULTS: dict[str, Any] = {
     "tuple_size": DEFAULT_TUPLE_SIZE,   # translations shown together
@@ -20,6 +21,9 @@ DEFAULTS: dict[str, Any] = {
     "splits": DEFAULT_SPLITS,           # random splits of the split-half reliability
     "significance_test": DEFAULT_TEST,
     "guidelines": "",
+    "passage_budget": 0,                # passages to evaluate (0: every passage of the ranges)
+    "selection": "uniform",             # how they are chosen: uniform, or a subset2evaluate method
+    "selection_metric": "chrf",         # whose segment scores subset2evaluate reads
 }
 MAX_TUPLE_SIZE = 10
 MAX_TUPLES_PER_PASSAGE = 200
@@ -39,6 +43,11 @@ def clean_settings(data: dict[str, Any], testset) -> dict[str, Any]:
     if out["significance_test"] not in TESTS:
         raise bad("invalid_field", f"unknown significance test {out['significance_test']!r} "
                   f"(known: {', '.join(TESTS)})", field="significance_test")
+    out["passage_budget"] = whole_number(out["passage_budget"], "passage budget", 0, 100000)
+    if out["selection"] not in SELECTIONS:
+        raise bad("invalid_field", f"unknown passage selection {out['selection']!r} (known: {', '.join(SELECTIONS)})",
+                  field="selection")
+    out["selection_metric"] = check_text(str(out["selection_metric"]), "selection metric", max_len=50)
     out["guidelines"] = check_text(str(out["guidelines"]).strip(), "guidelines", max_len=20000, required=False,
                                    multiline=True)
     return out
