@@ -27,7 +27,7 @@ from ...campaigns.services import (
 from ...campaigns.services.ranking import significance_test
 from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
-from . import page, responses, results
+from . import cli, page, responses, results
 from .settings import DEFAULTS, campaign_rubric, clean_settings
 from .texts import output_text
 
@@ -42,7 +42,9 @@ class RubricProtocol(Protocol):
     title = "Rubric (DITING phenomena)"
     description = ("Annotators score tagged phenomena (idioms, ambiguity, terminology, tense, zero pronouns, "
                    "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
+    order = 20
     strategies = ("redundancy", "document")
+    options = cli.OPTIONS
     item_template = "rubric/item.html"
     list_template = "rubric/_list.html"
     dashboard_template = "rubric/dashboard.html"
@@ -121,6 +123,12 @@ class RubricProtocol(Protocol):
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         return {"results": self.results(campaign), "rubric": campaign_rubric(campaign)}
+
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.rubric_status(campaign, as_json)
 
     # -- the start ----------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
