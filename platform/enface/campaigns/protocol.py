@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError
+from .contract import LeaderboardColumn
 from .options import CreateRequest, Option
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
@@ -46,6 +47,8 @@ class Protocol:
     #: Where it comes in lists (lowest first): the first is the default protocol of the pages and the CLI,
     #: and of several released human rankings on one test set the first orders the leaderboard.
     order: ClassVar[int] = 100
+    #: Its column on the leaderboard, for released campaigns whose :meth:`leaderboard` gives a part (None: none).
+    leaderboard_column: ClassVar[LeaderboardColumn | None] = None
     #: Its own creation options (``enface campaign create`` and the generic new-campaign page).
     options: ClassVar[tuple[Option, ...]] = ()
     #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.logic`); the first is the default.

@@ -5,12 +5,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from markupsafe import Markup
+
 import mqm
 from mqm.words import MODES as WORD_MODES
 from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
 from ...campaigns import logic, reading
+from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
@@ -35,6 +38,10 @@ class MQMProtocol(Protocol):
     order = 0      # the default protocol; its ranking (WMT's official one) orders the board first
     strategies = ("redundancy", "document")
     options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(
+        name="MQM", choice="human", head="mqm/_lb_head.html", cell="mqm/_lb_cell.html",
+        ranking="mqm/_lb_ranking.html", shown_without_ranking=True, api_row_field=True,
+        precedence_note=Markup("MQM, WMT's official ranking, orders the board."))   # (our text: an apostrophe as is)
     item_template = "annotate/item.html"
     dashboard_template = "campaigns/show.html"
     results_template = "campaigns/results.html"

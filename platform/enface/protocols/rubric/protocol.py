@@ -14,6 +14,7 @@ from typing import Any
 from humaneval.rubric import available_rubrics
 from scoring.human_ranking import TESTS
 
+from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -45,6 +46,8 @@ class RubricProtocol(Protocol):
     order = 20
     strategies = ("redundancy", "document")
     options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(name="Rubric Σ", choice="human-rubric", head="rubric/_lb_head.html",
+                                           cell="rubric/_lb_cell.html", ranking="rubric/_lb_ranking.html")
     item_template = "rubric/item.html"
     list_template = "rubric/_list.html"
     dashboard_template = "rubric/dashboard.html"
