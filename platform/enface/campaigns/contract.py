@@ -3,7 +3,8 @@ protocol declares to the core instead of the core naming it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -31,3 +32,17 @@ class LeaderboardColumn:
     #: said when this ranking orders the board while another one is released too (escaped unless a Markup)
     precedence_note: str = ""
     key: str = ""               # the protocol's key (filled by the core)
+
+
+@dataclass(frozen=True)
+class JudgeTask:
+    """One thing an LLM judge (:mod:`enface.judges`) scores in an item; its answer is stored as a response
+    of ``kind`` and ``key``, checked by the protocol's ``check_response`` like an annotator's."""
+
+    kind: str
+    key: str
+    #: what the judge reads: ``id``, ``dimension``, ``source``, ``translation``, ``requirement``, and
+    #: ``reference`` and ``context`` when shown (:class:`humaneval.judge` reads it)
+    item: dict[str, Any] = field(default_factory=dict)
+    #: the scale it scores on: a rubric dimension's ``to_dict()`` (criteria and their levels)
+    scale: dict[str, Any] = field(default_factory=dict)

@@ -60,6 +60,11 @@ def load_protocols() -> dict[str, Protocol]:
     return PROTOCOLS
 
 
+def default_protocol() -> Protocol:
+    """The protocol the pages and the CLI offer first (the lowest :attr:`Protocol.order`)."""
+    return next(iter(load_protocols().values()))
+
+
 def template_folders() -> list[str]:
     """Each protocol's own ``templates/`` folder (beside its module): found by the app's template loader,
     so that a protocol carries its pages and partials without a blueprint."""

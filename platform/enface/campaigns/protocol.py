@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError
-from .contract import LeaderboardColumn
-from .options import CreateRequest, Option
+from .contract import JudgeTask, LeaderboardColumn
+from .options import Option
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
     from flask import Blueprint
@@ -117,20 +117,10 @@ class Protocol:
         return {"results": self.results(campaign)}
 
     # -- the command line ------------------------------------------------------------------------------
-    def cli_create(self, testset, request: CreateRequest) -> tuple[Campaign, str]:
-        """``enface campaign create --protocol KEY``: the draft created, and the line to print about it.
-
-        By default the protocol's options become its settings (checked by :meth:`clean_settings`).
-        """
-        from .services import CampaignInput, create_campaign, default_selected, eligible_submissions
-
-        ids = list(request.systems) or [s.id for s in eligible_submissions(testset) if default_selected(s)]
-        campaign = create_campaign(None, testset, CampaignInput(
-            name=request.name, submission_ids=ids, protocol=self.key, strategy=request.strategy,
-            redundancy=request.redundancy, ranges="\n".join(request.ranges), seed=request.seed,
-            instructions=request.instructions, settings=dict(request.options or {})))
-        return campaign, (f"campaign {campaign.id}: {self.title}, {len(campaign.versions)} versions, "
-                          f"documents {', '.join(campaign.ranges)}")
+    #: ``cli_create(testset, request) -> (campaign, line)``: ``enface campaign create --protocol KEY``, the
+    #: draft created and the line printed about it; None: the core's (the options become the settings,
+    #: checked by :meth:`clean_settings`; :func:`enface.commands.campaign_create.default_create`)
+    cli_create: ClassVar[Callable[..., tuple[Campaign, str]] | None] = None
 
     def cli_status(self, campaign: Campaign, as_json: bool) -> None:
         """``enface campaign status``: by default the campaign's state and its progress counts."""
@@ -246,10 +236,13 @@ class Protocol:
         return []
 
     # -- machine annotators (LLM judges, :mod:`enface.judges`) ---------------------------------------------
-    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
-        """What an LLM judge scores in ``item``: ``[{"kind", "key", "item": {"id", "dimension", "source",
-        "translation", "requirement", "reference"?, "context"?}}]``; each answer is stored as a response
-        of that kind and key (checked by :meth:`check_response`). [] (the default): no judges."""
+    def judge_tasks(self, item: Item) -> list[JudgeTask]:
+        """What an LLM judge scores in ``item``; [] (the default): this protocol takes no judges."""
+        return []
+
+    def metric_providers(self) -> list[Callable[[Any], dict[str, Any]]]:
+        """More "metrics" for the meta-evaluation page: functions of a test set giving
+        ``{key: scoring.meta.MetricScores}`` (the rubric's LLM judges). [] by default."""
         return []
 
     def item_label(self, item: Item) -> str:
@@ -264,19 +257,10 @@ def register(protocol: Protocol) -> Protocol:
     if not protocol.key:
         raise ValueError("a protocol needs a key")
     PROTOCOLS[protocol.key] = protocol
-    ordered = sorted(PROTOCOLS.values(), key=lambda p: (p.order, p.key))   # (lists show them in this order)
+    ordered = sorted(PROTOCOLS.values(), key=lambda p: p.order)   # stable: equal orders keep their arrival
     PROTOCOLS.clear()
     PROTOCOLS.update((p.key, p) for p in ordered)
     return protocol
-
-
-def default_protocol() -> Protocol:
-    """The protocol the pages and the CLI offer first (the lowest :attr:`Protocol.order`)."""
-    if not PROTOCOLS:
-        from .discovery import load_protocols
-
-        load_protocols()
-    return next(iter(PROTOCOLS.values()))
 
 
 def protocol_of(campaign_or_key: Campaign | str) -> Protocol:

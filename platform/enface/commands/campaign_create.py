@@ -81,7 +81,7 @@ class CreateCommand(click.Command):
 
     def _build(self) -> None:
         if not self._built:
-            from ..campaigns.protocol import default_protocol
+            from ..campaigns.discovery import default_protocol
 
             protocols = _installed()
             self.params.insert(2, click.Option(
@@ -104,6 +104,19 @@ class CreateCommand(click.Command):
     def get_help(self, ctx):
         self._build()
         return super().get_help(ctx)
+
+
+def default_create(protocol, testset, request):
+    """A protocol without a ``cli_create`` of its own: its options become its settings."""
+    from ..campaigns.services import CampaignInput, create_campaign, default_selected, eligible_submissions
+
+    ids = list(request.systems) or [s.id for s in eligible_submissions(testset) if default_selected(s)]
+    campaign = create_campaign(None, testset, CampaignInput(
+        name=request.name, submission_ids=ids, protocol=protocol.key, strategy=request.strategy,
+        redundancy=request.redundancy, ranges="\n".join(request.ranges), seed=request.seed,
+        instructions=request.instructions, settings=dict(request.options or {})))
+    return campaign, (f"campaign {campaign.id}: {protocol.title}, {len(campaign.versions)} versions, "
+                      f"documents {', '.join(campaign.ranges)}")
 
 
 def _explicit(ctx: click.Context, name: str) -> bool:
@@ -143,7 +156,9 @@ def create(ctx, testset_id, name, redundancy, systems, ranges, seed, instruction
     app = _app()
     with app.app_context(), app.test_request_context(base_url=app.config.get("BASE_URL") or "http://127.0.0.1:8000"):
         try:
-            campaign, summary = chosen.cli_create(testsets.get_testset(testset_id), request)
+            testset = testsets.get_testset(testset_id)
+            campaign, summary = (chosen.cli_create(testset, request) if chosen.cli_create is not None
+                                 else default_create(chosen, testset, request))
         except ServiceError as exc:
             fail(exc.message)
         click.echo(summary)

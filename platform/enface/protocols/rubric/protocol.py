@@ -14,7 +14,7 @@ from typing import Any
 from humaneval.rubric import available_rubrics
 from scoring.human_ranking import TESTS
 
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns.contract import JudgeTask, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -204,7 +204,12 @@ class RubricProtocol(Protocol):
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         return results.leaderboard_part(campaign)
 
-    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
+    def metric_providers(self):
+        from .meta import judge_metrics  # (LLM judges against the humans, like metrics)
+
+        return [judge_metrics]
+
+    def judge_tasks(self, item: Item) -> list[JudgeTask]:
         from .judging import judge_tasks  # (LLM judges, enface.judges: one task per phenomenon)
 
         return judge_tasks(item)
