@@ -47,4 +47,4 @@ def test_bws_campaign_from_the_command_line(world, cli_env, tmp_path):
     assert r.exit_code == 1 and "translations per tuple" in r.output
     r = run(main, ["campaign", "create", "--protocol", "rubric", "--testset", str(world.testset_id), "--name", "x",
                    "--reference", "ref1"], env=cli_env)
-    assert r.exit_code == 1 and "--reference is for mqm and bws" in r.output
+    assert r.exit_code == 1 and "--reference is an option of" in r.output and "bws" in r.output

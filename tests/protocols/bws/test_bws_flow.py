@@ -213,6 +213,9 @@ def test_release_leaderboard_part_and_meta_sources(world):
         assert len(source.items["reference 1"]) == 10                           # one per one-segment passage
     page = world.client("org@example.org").get(f"/campaigns/{cid}/results").get_data(as_text=True)
     assert "Split-half reliability" in page and "lantern-nmt" in page
+    board = world.client("org@example.org").get(f"/leaderboard/{world.testset_id}").get_data(as_text=True)
+    assert 'data-key="bws"' in board and 'id="bws-ranking"' in board      # the column and the ranking below
+    assert 'data-label="BWS"' in board and "Human ranking by best–worst scaling" in board
 
 
 def test_item_label_and_progress_name_versions_for_the_organizer(world):

@@ -53,6 +53,5 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "list": url_for("annotate.index"),
                  "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None,
                  "js": url_for("bws.static", filename="bws.js"),
-                 "css": url_for("bws.static", filename="bws.css"),
-                 "autosave_js": url_for("static", filename="autosave.js")},
+                 "css": url_for("bws.static", filename="bws.css")},
     }

@@ -14,12 +14,13 @@ from typing import Any
 
 from scoring.human_ranking import TESTS
 
+from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, version_labels
 from ...campaigns.services.ranking import significance_test
 from ...services import ServiceError, is_ascii_int
-from . import exports, page, responses, results
+from . import cli, exports, page, responses, results
 from .design import campaign_design, design_table, stored_design
 from .settings import DEFAULTS, clean_settings, splits, tuple_size, tuples_per_passage
 from .texts import version_texts
@@ -49,7 +50,11 @@ class BwsProtocol(Protocol):
     title = "Best–Worst Scaling"
     description = ("Annotators see a source passage and several translations of it (systems and human references "
                    "alike) and pick the best and the worst; counting scores, split-half reliability.")
+    order = 30
     strategies = ("redundancy", "document")
+    options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(name="BWS", choice="human-bws", head="bws/_lb_head.html",
+                                           cell="bws/_lb_cell.html", ranking="bws/_lb_ranking.html")
     item_template = "bws/item.html"
     list_template = "bws/_list.html"
     dashboard_template = "bws/dashboard.html"
@@ -78,6 +83,13 @@ class BwsProtocol(Protocol):
                 ("Passages", _selection_summary(campaign)),
                 ("Split-half reliability", f"{splits(campaign)} random splits"),
                 ("Significance test", TESTS[significance_test(campaign)])]
+
+    # -- the command line ---------------------------------------------------------------------------
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.cli_status(campaign, as_json)
 
     # -- the organizer's pages ----------------------------------------------------------------------
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:

@@ -4,7 +4,7 @@
  * worst; Backspace clears both; Enter asks whether to finish (Enter again finishes and opens the next item,
  * Esc goes back). Choosing as best the translation marked worst moves the mark (and the other way round):
  * one translation is never both. Each change is one PUT of the response {best, worst} (slots, which name no
- * system) through AutosaveQueue, so a reload or a lost connection loses nothing.
+ * system) through the client kit's AutosaveQueue (static/kit/), so a reload or a lost connection loses nothing.
  */
 (function () {
   'use strict';
@@ -12,7 +12,6 @@
   const root = document.getElementById('bws');
   const readonly = state.readonly;
   const statusEl = document.getElementById('save-status');
-  const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
   const WORST_KEYS = 'qwertyuiop';
   const cards = Array.prototype.slice.call(root.querySelectorAll('.bw-translation'));
   const slots = cards.map(function (c) { return Number(c.dataset.slot); });
@@ -22,7 +21,7 @@
   let choice = Object.assign({ best: null, worst: null }, state.response ? state.response.data : {});
 
   const queue = readonly ? null : new AutosaveQueue({
-    key: 'enface:pending:' + state.item.id, csrfToken: csrf, statusEl: statusEl,
+    key: 'enface:pending:' + state.item.id, csrfToken: EnfaceKit.csrf.token(), statusEl: statusEl,
     onRefused: function (op, status, data) {
       showError('Not saved: ' + ((data && data.error && data.error.message) || ('HTTP ' + status)));
     },
