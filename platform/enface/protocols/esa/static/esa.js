@@ -260,7 +260,9 @@
     const value = el('output', { cls: 'esa-value', text: a.score === null ? (canScore(i) ? 'not scored' : 'read first') : String(a.score) });
     const anchors = el('div', { cls: 'esa-anchors', 'aria-hidden': 'true' });
     S.anchors.forEach(function (an) {
-      anchors.appendChild(el('span', { style: 'left:' + an.value + '%', 'data-value': an.value }, [el('b', { text: String(an.value) }), el('br'), an.text]));
+      const mark = el('span', { 'data-value': an.value }, [el('b', { text: String(an.value) }), el('br'), an.text]);
+      mark.style.left = an.value + '%';   // (CSSOM: the CSP forbids style attributes)
+      anchors.appendChild(mark);
     });
     wrap.appendChild(el('div', { cls: 'esa-slider' }, [input, value]));
     wrap.appendChild(anchors);
@@ -486,5 +488,11 @@
     document.getElementById('finish-no').addEventListener('click', function () { document.getElementById('finish-confirm').hidden = true; root.focus(); });
   }
   renderAll();
-  window.esaPage = { answers: answers, times: times, canScore: canScore, queue: Q };   // (for tests and debugging)
+  root.setAttribute('data-ready', '1');
+  window.enfaceEsa = {   // (for tests and debugging)
+    pending: function () { return Q ? Q.pending() : 0; },
+    read: function () { return segs.map(function (s) { return canScore(s.i); }); },
+    cursor: function () { return cur; },
+    answer: function (i) { return JSON.parse(JSON.stringify(answers[i].data)); },
+  };
 })();
