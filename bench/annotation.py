@@ -13,8 +13,13 @@ Sessions are minted in-process (a test client logging each annotator in) because
 server's login rate limit would, rightly, refuse 20 logins a minute from one address;
 the cookies are then used against the server, signed with the same secret.
 
+With ``--protocol esa`` the campaign is an ESA one (document pages, redundancy 2) and the saves are
+the ESA page's: a segment's answer (score and error spans, one response per segment, PUT with a
+fresh UUID), a newer revision of it (a changed score or span), and the reading progress.
+
 Usage: python bench/annotation.py [--annotators 20] [--saves 60] [--workers 2] [--threads 8]
-                                  [--server gunicorn|werkzeug] [--json bench/out/annotation.json]
+                                  [--server gunicorn|werkzeug] [--protocol mqm|esa]
+                                  [--json bench/out/annotation.json]
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ DEMO = ROOT / "data" / "demo"
 PASSWORD = "bench password 123"
 
 
-def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict]]:
+def setup(data_dir: Path, n_annotators: int, seed: int, protocol: str = "mqm") -> tuple[dict, list[dict]]:
     """Database, test set, systems, campaign, annotators; returns (env, [{email, items}])."""
     from enface import create_app
     from enface.campaigns import services as svc
@@ -91,15 +96,18 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
                     for i in range(n_annotators)]
             db.session.add_all(anns)
         camp = svc.create_campaign(org, ts, svc.CampaignInput(
-            name="Bench MQM", submission_ids=subs, redundancy=2, settings={"attention_share": 0.1},
+            name=f"Bench {protocol}", submission_ids=subs, redundancy=2, settings={"attention_share": 0.1},
             ranges="\n".join(f"{doc}:1-{n // 2}\n{doc}:{n // 2 + 1}-{n}" for doc, n in sources.items()),
-            seed=seed))
+            seed=seed, protocol=protocol, strategy="redundancy"))
         for user in anns:
             svc.add_annotator(camp, user)
         svc.start_campaign(svc.get_campaign(camp.id))
+        texts = mqm_svc.segment_texts
+        if protocol == "esa":
+            from enface.protocols.esa.texts import segment_texts as texts
         for user in anns:
-            items = [{"id": a.public_id, "segments": a.item.num_segments,
-                      "targets": [s["target"] for s in mqm_svc.segment_texts(a)]}
+            items = [{"id": a.public_id, "segments": a.item.num_segments, "protocol": protocol,
+                      "targets": [s["target"] for s in texts(a)]}
                      for a in svc.annotator_assignments(user)]
             users.append({"email": user.email, "items": items})
     # session cookies, minted by logging in through a test client of the same app (same secret)
@@ -114,7 +122,8 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
 
 
 def start_server(kind: str, env: dict, port: int, workers: int, threads: int, log: Path) -> subprocess.Popen:
-    full = {**os.environ, **env, "PYTHONPATH": f"{ROOT / 'platform'}{os.pathsep}{ROOT}"}
+    extra = os.environ.get("PYTHONPATH")   # (kept after the tree's own: e.g. a protocol's development install)
+    full = {**os.environ, **env, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)] + ([extra] if extra else []))}
     if kind == "gunicorn":
         cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
                "--threads", str(threads), "--worker-class", "gthread", "--keep-alive", "30", "--log-level", "warning",
@@ -179,6 +188,12 @@ def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.B
     api = f"{base}/annotate/api/items/{item['id']}"
     live: list[tuple[str, int, dict]] = []
     times: dict[str, int] = {}
+    esa = item.get("protocol") == "esa"
+    if esa:   # a score needs the segment read: the page reports the reading before the first score
+        times = {str(i): 30000 for i in range(item["segments"])}
+        s.post(f"{api}/progress", json={"cursor": 0, "furthest": item["segments"] - 1, "times": times},
+               headers=headers, timeout=60)
+    answers: dict[int, tuple[str, int]] = {}
     try:
         barrier.wait(timeout=60)
     except threading.BrokenBarrierError:
@@ -192,6 +207,8 @@ def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.B
             times[str(seg)] = times.get(str(seg), 0) + rng.randint(2000, 30000)
             kind, method, url = "progress", "POST", f"{api}/progress"
             body = {"cursor": seg, "furthest": item["segments"] - 1, "times": times}
+        elif esa:
+            kind, method, url, body = esa_save(api, item, seg, answers, rng)
         elif live and roll < 0.15:
             uid, rev, body = live.pop(rng.randrange(len(live)))
             kind, method, url, body = "delete", "DELETE", f"{api}/marks/{uid}", {"rev": rev + 1}
@@ -221,6 +238,35 @@ def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.B
         if status != 200:
             errors.append(f"{user['email']} {kind}: {status}")
         out.append((kind, ms, n))
+
+
+def esa_answer(text: str, seg: int, rev: int, rng: random.Random) -> dict:
+    """An ESA segment answer: a score and up to three spans (inclusive offsets) or [missing]."""
+    length = max(len(text), 1)
+    spans, at = [], 0
+    for _ in range(rng.randint(0, 3)):
+        if at >= length - 1:
+            break
+        start = rng.randrange(at, length - 1)
+        end = min(length - 1, start + rng.randint(0, 10))
+        spans.append({"start": start, "end": end, "severity": rng.choice(["minor", "major"])})
+        at = end + 1
+    if rng.random() < 0.2:
+        spans.append({"start": "missing", "end": "missing", "severity": "minor"})
+    return {"rev": rev, "kind": "segment", "key": str(seg),
+            "data": {"score": rng.randint(0, 100), "spans": spans}}
+
+
+def esa_save(api: str, item: dict, seg: int, answers: dict, rng: random.Random) -> tuple[str, str, str, dict]:
+    """The ESA page's save of segment ``seg``: its first answer ("mark"), or a newer revision ("edit")."""
+    text = item["targets"][seg] or " "
+    if seg in answers:
+        uid, rev = answers[seg]
+        answers[seg] = (uid, rev + 1)
+        return "edit", "PUT", f"{api}/responses/{uid}", esa_answer(text, seg, rev + 1, rng)
+    uid = str(uuid.uuid4())
+    answers[seg] = (uid, 1)
+    return "mark", "PUT", f"{api}/responses/{uid}", esa_answer(text, seg, 1, rng)
 
 
 def summarize(results: list, errors: list, wall: float, warmup: int) -> dict | None:
@@ -280,7 +326,15 @@ def statements_per_request(user: dict) -> dict[str, int]:
                 ("delete", lambda: client.delete(f"{api}/marks/{uid}", json={"rev": 3})),
                 ("progress", lambda: client.post(f"{api}/progress", json={"cursor": 0, "furthest": 0,
                                                                           "times": {"0": 1000}}))]
-    client.put(f"{api}/marks/{uuid.uuid4()}", json=mark)   # (the first save of a process loads its scheme)
+    if item.get("protocol") == "esa":
+        client.post(f"{api}/progress", json={"cursor": 0, "furthest": item["segments"] - 1,
+                                             "times": {str(i): 30000 for i in range(item["segments"])}})
+        answer = esa_answer(text, 0, 1, random.Random(0))
+        requests = [("mark", lambda: client.put(f"{api}/responses/{uid}", json=answer)),
+                    ("edit", lambda: client.put(f"{api}/responses/{uid}", json={**answer, "rev": 2})),
+                    requests[-1]]
+    else:
+        client.put(f"{api}/marks/{uuid.uuid4()}", json=mark)   # (the first save of a process loads its scheme)
     out = {}
     event.listen(Engine, "before_cursor_execute", counter)
     try:
@@ -310,22 +364,24 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--keep", action="store_true", help="keep the data folder")
+    ap.add_argument("--protocol", choices=["mqm", "esa"], default="mqm",
+                    help="the campaign's protocol: MQM marks, or ESA segment answers (score and spans)")
     args = ap.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="enface-bench-annotation-"))
     t0 = time.perf_counter()
-    env, users = setup(data_dir, args.annotators, args.seed)
+    env, users = setup(data_dir, args.annotators, args.seed, args.protocol)
     setup_s = time.perf_counter() - t0
     statements = statements_per_request(users[0])
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     proc = start_server(args.server, env, port, args.workers, args.threads, data_dir / "server.log")
     phases = [("human-paced", args.think), ("saturation", 0.0)] if args.think else [("saturation", 0.0)]
-    report: dict = {"annotators": len(users), "cpus": os.cpu_count(), "database": "SQLite (WAL)",
+    report: dict = {"protocol": args.protocol, "annotators": len(users), "cpus": os.cpu_count(), "database": "SQLite (WAL)",
                     "server": f"gunicorn ({args.workers} workers x {args.threads} threads, gthread)"
                     if args.server == "gunicorn" else "werkzeug (threaded)", "setup_s": round(setup_s, 1),
                     "statements_per_request": statements, "phases": {}}
-    print(f"Annotation saves: {len(users)} concurrent annotators against {report['server']} on 127.0.0.1, "
+    print(f"Annotation saves ({args.protocol}): {len(users)} concurrent annotators against {report['server']} on 127.0.0.1, "
           f"{report['database']}, {report['cpus']} CPUs; {args.saves} save requests each, "
           f"first {args.warmup} left out")
     print("SQL statements per request (in-process, BEGIN included): "
