@@ -1,7 +1,8 @@
 """The segments a campaign's suggester speaks of: every segment of every item, in every version it shows.
 
-Before the start the campaign has no items yet, so the protocol's own plan
-(:meth:`Protocol.build_items`) says what they will be; afterwards the items do. A segment is
+Before the start the campaign has no items yet, so the protocol's own plan (before the
+budget filter: the ESA protocol's ``planned_items``, else :meth:`Protocol.build_items`) says
+what they will be; afterwards the items do. A segment is
 named as the uploaded file names it: ``item`` is ``<document>:<segment>`` (the segment counted
 from 1 in its document) and ``system`` the version's name on the organizer's pages
 (:func:`~enface.campaigns.services.version_labels`: the system, or ``reference N``).
@@ -42,8 +43,13 @@ def _ranges(campaign: Campaign) -> list[tuple[int, int, int, list[int]]]:
     """(document id, first, end, version ids) of each item, or of each planned item before the start."""
     if campaign.items:
         return [(i.document_id, i.seg_start, i.seg_end, [iv.version_id for iv in i.versions]) for i in campaign.items]
-    return [(p.document_id, p.seg_start, p.seg_end, list(p.version_ids))
-            for p in protocol_of(campaign).build_items(campaign)]
+    return [(p.document_id, p.seg_start, p.seg_end, list(p.version_ids)) for p in planned_items(campaign)]
+
+
+def planned_items(campaign: Campaign):
+    """The protocol's plan of items before the budget filter (its ``planned_items``, else ``build_items``)."""
+    protocol = protocol_of(campaign)
+    return getattr(protocol, "planned_items", protocol.build_items)(campaign)
 
 
 def campaign_targets(campaign: Campaign) -> list[Target]:
