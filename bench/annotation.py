@@ -159,35 +159,60 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.Barrier, out: list, errors: list,
-              think: float = 0.0):
-    """One annotator at work: page, then ``saves`` save requests (marks, edits, deletes, progress),
-    with a random pause of mean ``think`` seconds before each (0: as fast as the server answers)."""
+def open_item(base: str, user: dict, items: list[dict], barrier: threading.Barrier, errors: list):
+    """A session with the annotator's cookies on the first of ``items``' page: (session, headers, item), or None
+    (the error noted and the barrier broken, so that nobody waits for this annotator)."""
     import re
 
     import requests
     from requests.adapters import HTTPAdapter
     from urllib3.util.retry import Retry
 
-    rng = random.Random(seed)
     s = requests.Session()
     # A connection the server closed while idle is retried once, as browsers (and annotate.js) do:
     # every save is idempotent (a UUID and a revision), so a repeated request changes nothing.
     s.mount("http://", HTTPAdapter(max_retries=Retry(total=1, connect=1, read=0, status=0, allowed_methods=None)))
     for k, v in user["cookies"].items():
         s.cookies.set(k, v, domain="127.0.0.1")
-    if not user["items"]:
+    if not items:
         errors.append(f"{user['email']}: no item")
         barrier.abort()
-        return
-    item = user["items"][0]
+        return None
+    item = items[0]
     page = s.get(f"{base}/annotate/item/{item['id']}", timeout=30)
     token = re.search(r'<meta name="csrf-token" content="([^"]+)"', page.text)
     if page.status_code != 200 or not token:
         errors.append(f"{user['email']}: item page {page.status_code}")
         barrier.abort()
+        return None
+    return s, {"X-CSRFToken": token.group(1), "Accept": "application/json"}, item
+
+
+def timed(s, method: str, url: str, body: dict, headers: dict, what: str, errors: list) -> float:
+    """One request's milliseconds, as the client waited for it (anything but a 200 is noted in ``errors``)."""
+    import requests
+
+    t0 = time.perf_counter()
+    try:
+        r = s.request(method, url, json=body, headers=headers, timeout=60)
+        status = r.status_code
+    except requests.RequestException as exc:
+        r, status = None, f"{type(exc).__name__}"
+    ms = (time.perf_counter() - t0) * 1000
+    if status != 200:
+        errors.append(f"{what}: {status} {r.text[:120] if r is not None else ''}".rstrip())
+    return ms
+
+
+def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.Barrier, out: list, errors: list,
+              think: float = 0.0):
+    """One annotator at work: page, then ``saves`` save requests (marks, edits, deletes, progress),
+    with a random pause of mean ``think`` seconds before each (0: as fast as the server answers)."""
+    rng = random.Random(seed)
+    opened = open_item(base, user, user["items"], barrier, errors)
+    if opened is None:
         return
-    headers = {"X-CSRFToken": token.group(1), "Accept": "application/json"}
+    s, headers, item = opened
     api = f"{base}/annotate/api/items/{item['id']}"
     live: list[tuple[str, int, dict]] = []
     times: dict[str, int] = {}
@@ -223,16 +248,7 @@ def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.B
                     "category": "Accuracy", "subcategory": "Mistranslation", "severity": "Minor", "note": ""}
             live.append((uid, 1, body))
             kind, method, url = "mark", "PUT", f"{api}/marks/{uid}"
-        t0 = time.perf_counter()
-        try:
-            r = s.request(method, url, json=body, headers=headers, timeout=60)
-            status = r.status_code
-        except requests.RequestException as exc:
-            status = f"{type(exc).__name__}"
-        ms = (time.perf_counter() - t0) * 1000
-        if status != 200:
-            errors.append(f"{user['email']} {kind}: {status}")
-        out.append((kind, ms, n))
+        out.append((kind, timed(s, method, url, body, headers, f"{user['email']} {kind}", errors), n))
 
 
 SAVE_KINDS = ("mark", "edit", "delete", "segment")   # MQM's marks; ESA's answer record of a segment

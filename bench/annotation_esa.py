@@ -72,27 +72,13 @@ def _record(rng: random.Random, text: str, suggested: list[dict], mine: dict | N
 def esa_annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.Barrier, out: list,
                   errors: list, think: float = 0.0):
     """One annotator on the ESA page: the page, the reading clock, then ``saves`` save requests."""
-    import requests
-    from requests.adapters import HTTPAdapter
-    from urllib3.util.retry import Retry
+    from annotation import open_item, timed
 
     rng = random.Random(seed)
-    s = requests.Session()
-    s.mount("http://", HTTPAdapter(max_retries=Retry(total=1, connect=1, read=0, status=0, allowed_methods=None)))
-    for k, v in user["cookies"].items():
-        s.cookies.set(k, v, domain="127.0.0.1")
-    if not user["esa_items"]:
-        errors.append(f"{user['email']}: no ESA item")
-        barrier.abort()
+    opened = open_item(base, user, user["esa_items"], barrier, errors)
+    if opened is None:
         return
-    item = user["esa_items"][0]
-    page = s.get(f"{base}/annotate/item/{item['id']}", timeout=30)
-    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', page.text)
-    if page.status_code != 200 or not token:
-        errors.append(f"{user['email']}: ESA item page {page.status_code}")
-        barrier.abort()
-        return
-    headers = {"X-CSRFToken": token.group(1), "Accept": "application/json"}
+    s, headers, item = opened
     api = f"{base}/annotate/api/items/{item['id']}"
     n_segs = item["segments"]
     times = {str(k): 120_000 for k in range(n_segs)}      # every segment read (the dwell rule) before scoring
@@ -120,13 +106,4 @@ def esa_annotator(base: str, user: dict, saves: int, seed: int, barrier: threadi
             records[seg] = [uid, rev + 1, own[0] if own else None]
             kind, method, url = "segment", "PUT", f"{api}/responses/{uid}"
             body = {"rev": rev + 1, "kind": "segment", "key": str(seg), "data": data}
-        t0 = time.perf_counter()
-        try:
-            r = s.request(method, url, json=body, headers=headers, timeout=60)
-            status = r.status_code
-        except requests.RequestException as exc:
-            status = f"{type(exc).__name__}"
-        ms = (time.perf_counter() - t0) * 1000
-        if status != 200:
-            errors.append(f"{user['email']} {kind}: {status} {getattr(r, 'text', '')[:120]}")
-        out.append((kind, ms, n))
+        out.append((kind, timed(s, method, url, body, headers, f"{user['email']} {kind}", errors), n))
