@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-BUILT_IN = ("mqm", "reader", "rubric")
+BUILT_IN = ("mqm", "reader", "rubric", "esa")
 
 
 def load_all() -> None:
