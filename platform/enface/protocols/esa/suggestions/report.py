@@ -127,3 +127,25 @@ def ai_results(campaign: Campaign, *, finished_only: bool = True, exclude: set[i
     quality = suggestion_quality(pairs)
     return AiResults({k: counts[k] for k in LABELS}, {k: (counts[k] / total if total else 0.0) for k in LABELS},
                      quality["precision"], quality["recall"], _times(shown), _times(plain), len(pairs))
+
+
+@dataclass(frozen=True)
+class AiPanel:
+    """What the ESA dashboard and results show of ESA^AI (None for a plain ESA campaign)."""
+
+    suggester: Suggester
+    progress: dict[str, Any]
+    budget: Any                    # budget.Budget or None (no filter)
+    results: AiResults | None      # None before the start
+
+
+def ai_panel(campaign: Campaign) -> AiPanel | None:
+    from .budget import budget_saved
+    from .source import get_suggester
+    from .targets import planned_items
+
+    suggester = get_suggester(campaign)
+    if suggester is None:
+        return None
+    return AiPanel(suggester, progress(suggester), budget_saved(campaign, planned_items(campaign)),
+                   ai_results(campaign) if campaign.state != "draft" else None)

@@ -69,7 +69,9 @@ def set_llm(campaign_id: int):
     if key_source != "env":
         form["api_key_env"] = ""
     try:
-        suggester = set_llm_source(campaign, LlmInput(**form, api_key=secret))
+        given = {k: v for k, v in form.items() if v.strip()}      # an empty field keeps its default
+        suggester = set_llm_source(campaign, LlmInput(base_url=given.pop("base_url", ""),
+                                                      model=given.pop("model", ""), **given, api_key=secret))
     except ServiceError as exc:
         flash(exc.message, "error")
         form["key_source"] = key_source     # the secret itself never goes back into the form
@@ -142,14 +144,14 @@ def remove(campaign_id: int):
     return redirect(url_for(".index", campaign_id=campaign.id))
 
 
-@bp.get("/campaigns/<int:campaign_id>/suggestions/<int:row_id>")
+@bp.get("/campaigns/<int:campaign_id>/suggestions/<int:record_id>")
 @organizer_required
-def transcript(campaign_id: int, row_id: int):
+def transcript(campaign_id: int, record_id: int):
     campaign = _campaign(campaign_id)
     suggester = get_suggester(campaign)
     from ....extensions import db
 
-    row = db.session.get(Suggestion, row_id)
+    row = db.session.get(Suggestion, record_id)
     if suggester is None or row is None or row.suggester_id != suggester.id:
         raise NotFound("suggestion")
     target = next((t for t in campaign_targets(campaign) if t.key == (row.version_id, row.document_id, row.position)),
