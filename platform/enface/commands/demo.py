@@ -200,7 +200,7 @@ def demo(host, port, demo_dir, once):
                     update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
-            made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id) + demo_esa_ai_campaign(ts_id)
+            made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id) + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0])
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()

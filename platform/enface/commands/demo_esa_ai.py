@@ -19,7 +19,7 @@ def _campaign():
                                                      Campaign.protocol == "esa").order_by(Campaign.id)).first()
 
 
-def demo_esa_ai_campaign(testset_id: int) -> list[str]:
+def demo_esa_ai_campaign(testset_id: int, organizer: str) -> list[str]:
     """Creates and starts the demo's ESA^AI campaign once (its suggester is pointed at the endpoint later)."""
     from ..campaigns import services as svc
     from ..campaigns.protocol import PROTOCOLS
@@ -27,13 +27,12 @@ def demo_esa_ai_campaign(testset_id: int) -> list[str]:
     from ..models import Submission, TestSet
     from ..protocols.esa.suggestions.source import LlmInput, set_llm_source
     from ..services import accounts
-    from .demo import DEMO_USERS
     from .demo_judge import DEMO_ENDPOINT_KEY
 
     if "esa" not in PROTOCOLS or _campaign() is not None:
         return []
     ts = db.session.get(TestSet, testset_id)
-    org = accounts.get_user_by_email(DEMO_USERS[0][0])
+    org = accounts.get_user_by_email(organizer)
     ids = [s.id for s in svc.eligible_submissions(ts) if db.session.get(Submission, s.id).label != "contrastive"]
     if not ids:
         return ["(no ESA^AI campaign created: the demo systems were not scored)"]
