@@ -19,15 +19,15 @@ def _campaign():
                                                      Campaign.protocol == "esa").order_by(Campaign.id)).first()
 
 
-def demo_esa_ai_campaign(testset_id: int, organizer: str) -> list[str]:
-    """Creates and starts the demo's ESA^AI campaign once (its suggester is pointed at the endpoint later)."""
+def demo_esa_ai_campaign(testset_id: int, organizer: str, endpoint_key: str) -> list[str]:
+    """Creates and starts the demo's ESA^AI campaign once (its suggester is pointed at the endpoint later);
+    ``endpoint_key``: what the demo's scripted endpoint asks as a Bearer token (stored encrypted)."""
     from ..campaigns import services as svc
     from ..campaigns.protocol import PROTOCOLS
     from ..extensions import db
     from ..models import Submission, TestSet
     from ..protocols.esa.suggestions.source import LlmInput, set_llm_source
     from ..services import accounts
-    from .demo_judge import DEMO_ENDPOINT_KEY
 
     if "esa" not in PROTOCOLS or _campaign() is not None:
         return []
@@ -40,7 +40,7 @@ def demo_esa_ai_campaign(testset_id: int, organizer: str) -> list[str]:
         name=DEMO_ESA_AI["name"], submission_ids=ids, protocol="esa", redundancy=1, ranges=DEMO_ESA_AI["ranges"],
         settings={"attention_share": 0.0}, seed=1))
     set_llm_source(svc.get_campaign(camp.id), LlmInput(base_url=PLACEHOLDER_URL, model="scripted-demo",
-                                                        name=DEMO_ESA_AI["suggester"], api_key=DEMO_ENDPOINT_KEY,
+                                                        name=DEMO_ESA_AI["suggester"], api_key=endpoint_key,
                                                         concurrency=4, demo=True))
     for email in DEMO_ESA_AI["annotators"]:
         svc.add_annotator(svc.get_campaign(camp.id), accounts.get_user_by_email(email))
