@@ -26,7 +26,8 @@ def setup_esa(org, ts, subs: list[int], anns: list, ranges: str, seed: int) -> d
     from enface.protocols.esa.texts import segment_texts
 
     camp = svc.create_campaign(org, ts, svc.CampaignInput(
-        name="Bench ESA^AI", submission_ids=subs, redundancy=2, protocol="esa", ranges=ranges, seed=seed,
+        name="Bench ESA^AI", submission_ids=subs, redundancy=2, protocol="esa", strategy="redundancy", ranges=ranges,
+        seed=seed,
         settings={"attention_share": 0.0}))
     lines = []
     for t in campaign_targets(svc.get_campaign(camp.id)):

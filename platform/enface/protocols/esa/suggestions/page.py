@@ -9,6 +9,7 @@ claims suggestions that were made: a span may not pass itself off as the machine
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from sqlalchemy import select
@@ -19,6 +20,10 @@ from ....extensions import db
 from .models import Suggester, Suggestion
 
 MISSING = "missing"
+#: {(assignment's public id, segment): the suggestions offered}: a save that claims only suggestions seen before
+#: reads nothing (suggestions are only ever added once an annotator has started, never changed)
+_OFFERED: dict[tuple[str, int], set[tuple[Any, Any, str]]] = {}
+_LOCK = threading.Lock()
 
 
 def _ref(span: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +73,14 @@ def check_suggested(asg: Assignment, seg: int, spans: list[Any]) -> None:
     claimed = [s for s in spans if s.provenance != "human"]
     if not claimed:
         return
-    offered = [(_key(r["start"]), _key(r["end"]), r["severity"]) for r in item_suggestions(asg.item).get(seg, [])]
+    wanted = {(s.suggestion.start, s.suggestion.end, s.suggestion.severity) for s in claimed}
+    offered = _OFFERED.get((asg.public_id, seg))
+    if offered is None or not wanted <= offered:     # (a miss asks again: an LLM run may have added some since)
+        offered = {(_key(r["start"]), _key(r["end"]), r["severity"]) for r in item_suggestions(asg.item).get(seg, [])}
+        with _LOCK:
+            _OFFERED[(asg.public_id, seg)] = offered
+            while len(_OFFERED) > 16384:
+                _OFFERED.pop(next(iter(_OFFERED)))
     for n, span in enumerate(spans, 1):
         if span.provenance == "human":
             continue
