@@ -9,9 +9,9 @@ from tests.support.campaigns import assignments_of, new_campaign, read_all
 SETTINGS = {"attention_share": 0.0}
 
 
-def esa_campaign(world, *, attention=0.0, strategy="document", redundancy=1, start=True,
+def esa_campaign(world, *, attention=0.0, strategy="document", redundancy=1, start=True, ranges="river.1\norchard",
                  annotators=("ann1@example.org", "ann2@example.org"), **settings) -> int:
-    return new_campaign(world, protocol="esa", strategy=strategy, redundancy=redundancy, start=start,
+    return new_campaign(world, protocol="esa", strategy=strategy, redundancy=redundancy, start=start, ranges=ranges,
                         annotators=annotators, settings_override={"attention_share": attention, **settings})
 
 

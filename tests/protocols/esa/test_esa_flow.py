@@ -205,3 +205,21 @@ def test_an_appraise_export_imports_into_a_fresh_campaign_with_the_same_results(
             import_scores(_campaign(world, third), "\n".join(bad_line) + "\n", path="x.csv")
         assert err.value.message.startswith("x.csv:4:")
         assert not compute_results(_campaign(world, third))["systems"]
+
+
+def test_a_single_document_campaign_takes_donor_text_from_the_test_sets_other_documents(world):
+    cid = esa_campaign(world, attention=1.0, ranges="orchard", annotators=("ann1@example.org",))
+    with world.ctx():
+        from enface.campaigns.models import Assignment
+        from enface.extensions import db
+        from sqlalchemy import select
+
+        from tests.support.campaigns import OUTPUTS
+
+        bad = [a for a in db.session.scalars(select(Assignment).where(Assignment.campaign_id == cid))
+               if (a.plan or {}).get("bad")]
+        assert len(bad) == 3          # each of the three systems' items of ann1
+        river = {w for line in OUTPUTS["river.1"] for w in line.replace("der", "die").split() + line.split()}
+        for b in bad:
+            for d in b.plan["bad"]["segments"]:
+                assert d["inserted"].split() and set(d["inserted"].split()) <= river

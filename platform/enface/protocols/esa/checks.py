@@ -3,7 +3,7 @@
 At the start, ``attention_share`` of each annotator's items (at least one when the share is above 0)
 get a BAD copy: a new item over the same document range and version, assigned to the same
 annotator only, in which every segment has a phrase replaced by unrelated text from *another*
-document of the campaign (:func:`humaneval.esa.badcheck.bad_document`, same length rule as WMT's
+document of the campaign (or, with one document only, of the test set; :func:`humaneval.esa.badcheck.bad_document`, same length rule as WMT's
 bad references). The copies are mixed among the annotator's items (their item numbers are shuffled
 again). Nothing the annotator receives says which item is a copy; the damage is kept in the BAD
 assignment's ``plan["bad"]`` (never sent to the page). The results pair each BAD segment with the
@@ -29,20 +29,29 @@ from .texts import version_texts
 
 #: target languages written without spaces: the damage counts characters
 CHARACTER_BASED = ("zh", "ja", "th", "lo", "km", "my")
+#: other documents of the test set read for donor text when the campaign has a single document
+MORE_DOCUMENTS = 20
 
 
 def character_based(lang: str | None) -> bool:
     return (lang or "").lower().replace("_", "-").split("-")[0] in CHARACTER_BASED
 
 
-def _documents(campaign: Campaign, items: list[Item]) -> dict[tuple[int, str], list[str]]:
-    """{(version id, document name): its translated segments} over the campaign's items."""
-    out: dict[tuple[int, str], list[str]] = {}
+def _donors(campaign: Campaign, items: list[Item]) -> dict[str, list[str]]:
+    """{document name: translated segments} to take unrelated text from: the campaign's items (any version), and
+    when they cover one document only, up to :data:`MORE_DOCUMENTS` other documents of the test set."""
+    out: dict[str, list[str]] = defaultdict(list)
     for item in items:
-        key = (item.versions[0].version_id, item.document.name)
-        texts = version_texts(item.version, item.document_id, item.seg_start, item.seg_end) or []
-        out[key] = out.get(key, []) + texts
-    return out
+        out[item.document.name] += version_texts(item.version, item.document_id, item.seg_start, item.seg_end) or []
+    if len(out) < 2:
+        others = [d for d in campaign.testset.documents if d.name not in out][:MORE_DOCUMENTS]
+        for doc in others:
+            for version in campaign.versions:
+                texts = version_texts(version, doc.id, 0, doc.num_segments)
+                if texts:
+                    out[doc.name] = texts
+                    break
+    return dict(out)
 
 
 def add_attention_checks(campaign: Campaign, assignments: list[Assignment]) -> dict[str, Any]:
@@ -50,10 +59,7 @@ def add_attention_checks(campaign: Campaign, assignments: list[Assignment]) -> d
     if share <= 0 or not assignments:
         return {"attention_checks": 0}
     items = list(db.session.scalars(select(Item).where(Item.campaign_id == campaign.id).order_by(Item.position)))
-    docs = _documents(campaign, items)
-    by_doc: dict[str, list[str]] = defaultdict(list)     # donors: any version's text of the other documents
-    for (_vid, name), segs in docs.items():
-        by_doc[name] += segs
+    by_doc = _donors(campaign, items)
     per_annotator: dict[int, list[Assignment]] = defaultdict(list)
     for asg in assignments:
         per_annotator[asg.annotator_id].append(asg)

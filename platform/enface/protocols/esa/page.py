@@ -84,6 +84,5 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "finish": url_for("annotate.api_finish", public_id=asg.public_id),
                  "list": url_for("annotate.index"),
                  "next": url_for("annotate.item", public_id=nxt.public_id) if nxt is not None else None,
-                 "js": url_for("esa.static", filename="esa.js"), "css": url_for("esa.static", filename="esa.css"),
-                 "autosave_js": url_for("static", filename="autosave.js")},
+                 "js": url_for("esa.static", filename="esa.js"), "css": url_for("esa.static", filename="esa.css")},
     }

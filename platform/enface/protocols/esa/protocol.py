@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
+
+from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -24,7 +27,7 @@ from ...campaigns.services import (
     version_labels,
 )
 from ...services import is_ascii_int
-from . import checks, exports, page, responses, results
+from . import checks, cli, exports, page, responses, results
 from .settings import DEFAULTS, RANKING_BY, clean_settings, summary
 from .suggestions.budget import filter_plans
 from .suggestions.page import check_suggested
@@ -37,7 +40,13 @@ class ESAProtocol(Protocol):
     title = "Error Span Annotation (ESA)"
     description = ("Annotators mark minor and major error spans (and [missing] content) in a whole document, then "
                    "score each segment 0-100 (WMT 2024-25's General task); BAD attention checks built in.")
+    order = 5      # after MQM (WMT's literary ranking); ESA's ranking orders the board when MQM's is not released
     strategies = ("document", "redundancy")
+    options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(
+        name="ESA", choice="human-esa", head="esa/_lb_head.html", cell="esa/_lb_cell.html",
+        ranking="esa/_lb_ranking.html", api_row_field=True,
+        precedence_note=Markup("ESA, WMT's General-task protocol, orders the board."))
     item_template = "esa/item.html"
     dashboard_template = "esa/dashboard.html"
     results_template = "esa/results.html"
@@ -100,6 +109,12 @@ class ESAProtocol(Protocol):
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         return {"results": self.results(campaign), "summary": self.settings_summary(campaign),
                 "ai": ai_panel(campaign)}
+
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.cli_status(campaign, as_json)
 
     # -- the start ------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:

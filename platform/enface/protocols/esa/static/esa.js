@@ -6,64 +6,23 @@
  * read for its minimum time (the server applies the same rule). Offsets are code points, spans are
  * inclusive (as Appraise's), snapped to words. Texts are set with textContent only.
  *
- * The small helpers at the top (csrf, toast, reading clock, word tokens) are the page's own copy of what
- * the shared client kit (static/kit/) provides; they are kept apart so that switching to it is one edit.
+ * The CSRF token, toasts, DOM building, words, the reading clock and the autosave queue are the shared
+ * client kit's (static/kit/, docs/development/client-kit.md); what is ESA's own is here.
  */
 (function () {
   'use strict';
 
-  // ------------------------------------------------------------------ helpers (kit candidates)
-  function csrfToken() {
-    const m = document.querySelector('meta[name="csrf-token"]');
-    return m ? m.getAttribute('content') : '';
-  }
-  function toast(msg, kind) {
-    const t = document.getElementById('toast');
-    t.textContent = msg;
-    t.className = 'esa-toast show ' + (kind || '');
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.className = 'esa-toast'; }, kind === 'error' ? 6000 : 2500);
-  }
+  // ------------------------------------------------------------------ the shared client kit (static/kit/)
+  const kit = window.EnfaceKit;
+  const toast = kit.toaster(document.getElementById('toast'), 'esa-toast');
+  /* kit.dom.el, with attributes that are false or null left out (a disabled=false slider stays enabled) */
   function el(tag, attrs, kids) {
-    const e = document.createElement(tag);
+    const clean = {};
     Object.keys(attrs || {}).forEach(function (k) {
       const v = attrs[k];
-      if (k === 'cls') e.className = v;
-      else if (k === 'text') e.textContent = v;
-      else if (k.slice(0, 2) === 'on') e.addEventListener(k.slice(2), v);
-      else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
+      if (v !== null && v !== undefined && v !== false) clean[k] = v === true ? '' : v;
     });
-    (kids || []).forEach(function (c) { if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
-    return e;
-  }
-  const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/;
-  /* Words of a text as code-point ranges [s, e): runs of non-space, CJK characters one by one. */
-  function tokenize(cps) {
-    const out = [];
-    let i = 0;
-    while (i < cps.length) {
-      if (/\s/.test(cps[i])) { i++; continue; }
-      if (CJK.test(cps[i])) { out.push({ s: i, e: i + 1 }); i++; continue; }
-      let j = i;
-      while (j < cps.length && !/\s/.test(cps[j]) && !CJK.test(cps[j])) j++;
-      out.push({ s: i, e: j });
-      i = j;
-    }
-    return out;
-  }
-  /* The reading clock: milliseconds on the current segment while the tab is visible and the
-     annotator active (a key, a click or a scroll in the last minute). */
-  function ReadingClock(onTick) {
-    let last = Date.now(), active = Date.now();
-    ['keydown', 'mousedown', 'mousemove', 'wheel', 'scroll', 'touchstart'].forEach(function (ev) {
-      window.addEventListener(ev, function () { active = Date.now(); }, { passive: true, capture: true });
-    });
-    setInterval(function () {
-      const now = Date.now();
-      const dt = Math.min(now - last, 2000);
-      last = now;
-      if (document.visibilityState === 'visible' && now - active < 60000) onTick(dt);
-    }, 250);
+    return kit.dom.el(tag, clean, kids);
   }
 
   // ------------------------------------------------------------------ state
@@ -75,11 +34,13 @@
   const SEV = {};
   S.severities.forEach(function (s) { SEV[s.name] = s; });
   const segs = S.segments.map(function (seg) {
-    const cps = Array.from(seg.target);
-    return { i: seg.i, label: seg.label, source: seg.source, target: seg.target, cps: cps, tok: tokenize(cps) };
+    return { i: seg.i, label: seg.label, source: seg.source, target: seg.target, cps: Array.from(seg.target),
+      tok: kit.spans.tokenize(seg.target).tokens };
   });
-  const times = {};
-  Object.keys(S.times || {}).forEach(function (k) { times[k] = S.times[k]; });
+  let finishedNow = !!S.item.finished;
+  const clock = new kit.ReadingClock({ times: S.times, dwell: S.dwell_ms || [], idleMs: 60000,
+    running: function () { return !readonly && !finishedNow; } });
+  const times = clock.times;
   const answers = {};     // seg -> {uuid, data}
   /* ESA^AI: a segment not answered yet opens with its suggestions, each a span "kept" as suggested
      (drawn apart until touched); editing one makes it "edited", removing it "deleted" (kept in the record). */
@@ -100,7 +61,7 @@
 
   const Q = readonly ? null : new AutosaveQueue({
     key: 'enface:pending:' + S.item.id,
-    csrfToken: csrfToken(),
+    csrfToken: kit.csrf.token(),
     statusEl: document.getElementById('save-status'),
     onSaved: function (op, data) { if (data && data.response) Q.seenRev(data.response.uuid, data.response.rev); },
     onRefused: function (op, status, data) {
@@ -113,7 +74,7 @@
   if (Q) {   // unsaved changes of an earlier visit go over what the server sent
     Q.ops().forEach(function (op) {
       if (op.key === 'progress' && op.body) {
-        Object.keys(op.body.times || {}).forEach(function (k) { times[k] = Math.max(times[k] || 0, op.body.times[k]); });
+        clock.merge(op.body.times);
       } else if (op.body && op.body.kind === 'segment' && op.method === 'PUT') {
         const i = parseInt(op.body.key, 10);
         if (answers[i]) answers[i] = { uuid: op.url.split('/').pop(), data: op.body.data };
@@ -121,26 +82,19 @@
     });
   }
 
-  // ------------------------------------------------------------------ reading
-  function dwell(i) { return (S.dwell_ms && S.dwell_ms[i]) || 0; }
-  function isRead(i) { return (times[String(i)] || 0) >= dwell(i); }
-  function readPrefix() {
-    for (let i = 0; i < segs.length; i++) if (!isRead(i)) return i - 1;
-    return segs.length - 1;
-  }
-  function canScore(i) { return readPrefix() >= i; }
-  function progressBody() { return { cursor: cur, furthest: Math.max(furthest, cur), times: Object.assign({}, times) }; }
+  // ------------------------------------------------------------------ reading (the kit's clock; the server's dwell rule)
+  function canScore(i) { return clock.furthest() >= i; }   // read, and every segment before it too
+  function progressBody() { clock.tick(); return { cursor: cur, furthest: Math.max(furthest, cur), times: Object.assign({}, times) }; }
   function queueProgress() { if (Q && !finished) Q.post(S.urls.progress, progressBody, { key: 'progress', quiet: true }); }
   if (!readonly) {
-    let sinceSent = 0;
-    ReadingClock(function (dt) {
-      const k = String(cur);
+    clock.watch(['keydown', 'mousedown', 'mousemove', 'wheel', 'scroll', 'touchstart']);
+    let sinceSent = Date.now();
+    setInterval(function () {
       const before = canScore(cur);
-      times[k] = (times[k] || 0) + dt;
-      sinceSent += dt;
-      if (!before && canScore(cur)) { queueProgress(); sinceSent = 0; renderScore(cur); renderCount(); }
-      else if (sinceSent > 5000) { queueProgress(); sinceSent = 0; }
-    });
+      clock.tick();
+      if (!before && canScore(cur)) { queueProgress(); sinceSent = Date.now(); renderScore(cur); renderCount(); }
+      else if (clock.dirty && Date.now() - sinceSent > 5000) { clock.dirty = false; queueProgress(); sinceSent = Date.now(); }
+    }, 250);
   }
 
   // ------------------------------------------------------------------ answers
@@ -307,7 +261,9 @@
     const value = el('output', { cls: 'esa-value', text: a.score === null ? (canScore(i) ? 'not scored' : 'read first') : String(a.score) });
     const anchors = el('div', { cls: 'esa-anchors', 'aria-hidden': 'true' });
     S.anchors.forEach(function (an) {
-      anchors.appendChild(el('span', { style: 'left:' + an.value + '%', 'data-value': an.value }, [el('b', { text: String(an.value) }), el('br'), an.text]));
+      const mark = el('span', { 'data-value': an.value }, [el('b', { text: String(an.value) }), el('br'), an.text]);
+      mark.style.left = an.value + '%';   // (CSSOM: the CSP forbids style attributes)
+      anchors.appendChild(mark);
     });
     wrap.appendChild(el('div', { cls: 'esa-slider' }, [input, value]));
     wrap.appendChild(anchors);
@@ -364,6 +320,7 @@
     if (i < 0 || i >= segs.length) return;
     if (i !== cur) { caret = 0; anchor = null; }
     cur = i;
+    clock.at(readonly ? null : cur);
     furthest = Math.max(furthest, cur);
     box.querySelectorAll('.esa-seg').forEach(function (s) { s.classList.toggle('current', parseInt(s.getAttribute('data-i'), 10) === cur); });
     paintCaret();
@@ -395,10 +352,7 @@
   function tokIndex(node) {
     const t = node && (node.nodeType === 1 ? node : node.parentElement);
     const tok = t && t.closest('.tok');
-    if (tok) return parseInt(tok.getAttribute('data-k'), 10);
-    const gap = t && t.closest('.gap');
-    if (gap && gap.nextElementSibling) return parseInt(gap.nextElementSibling.getAttribute('data-k'), 10);
-    return null;
+    return tok ? parseInt(tok.getAttribute('data-k'), 10) : null;
   }
   box.addEventListener('mouseup', function (ev) {
     if (readonly) return;
@@ -407,9 +361,10 @@
     const i = parseInt(sec.getAttribute('data-i'), 10);
     const sel = window.getSelection();
     let a = null, b = null;
-    if (sel && !sel.isCollapsed && sec.querySelector('.esa-text').contains(sel.anchorNode)) {
-      a = tokIndex(sel.anchorNode); b = tokIndex(sel.focusNode);
-      if (sel.focusOffset === 0 && sel.focusNode.nodeType === 3 && b > a) b -= 1;   // a selection ending right before a word
+    const textEl = sec.querySelector('.esa-text');
+    const hit = sel && !sel.isCollapsed && textEl.contains(sel.anchorNode) ? kit.spans.touched(sel.getRangeAt(0), textEl, '.tok') : null;
+    if (hit) {
+      a = hit[0]; b = hit[1];
     } else {
       a = b = tokIndex(ev.target);
     }
@@ -510,6 +465,7 @@
     const err = document.getElementById('finish-error');
     if (!resp.ok) { err.hidden = false; err.textContent = (data.error && data.error.message) || 'Could not finish.'; return; }
     finished = true;
+    finishedNow = true;
     window.location.href = data.next || S.urls.list;
   }
   async function reload() {
@@ -522,7 +478,7 @@
         answers[seg.i] = a ? { uuid: a.uuid, data: a.data } : fresh(seg.i);
         if (a) Q.seenRev(a.uuid, a.rev);
       });
-      Object.keys(data.times || {}).forEach(function (k) { times[k] = Math.max(times[k] || 0, data.times[k]); });
+      clock.merge(data.times);
       segs.forEach(function (seg) { renderSeg(seg.i); });
       renderCount();
     } catch (e) { /* offline: the queue retries */ }
@@ -533,5 +489,11 @@
     document.getElementById('finish-no').addEventListener('click', function () { document.getElementById('finish-confirm').hidden = true; root.focus(); });
   }
   renderAll();
-  window.esaPage = { answers: answers, times: times, canScore: canScore, queue: Q };   // (for tests and debugging)
+  root.setAttribute('data-ready', '1');
+  window.enfaceEsa = {   // (for tests and debugging)
+    pending: function () { return Q ? Q.pending() : 0; },
+    read: function () { return segs.map(function (s) { return canScore(s.i); }); },
+    cursor: function () { return cur; },
+    answer: function (i) { return JSON.parse(JSON.stringify(answers[i].data)); },
+  };
 })();
