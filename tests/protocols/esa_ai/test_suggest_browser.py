@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 ANN = "ann1@example.org"
 ERRORS: list[str] = []
 shot = screenshots("esa-ai")
-wait_saved = partial(wait_for_saves, pending="window.esaPage && window.esaPage.queue ? window.esaPage.queue.pending() : -1")
+wait_saved = partial(wait_for_saves, pending="window.enfaceEsa ? window.enfaceEsa.pending() : -1", what="answers")
 ORCHARD = OUTPUTS["orchard"]
 
 
@@ -82,7 +82,7 @@ def wait_read(page, n=3, timeout=20.0):
     deadline = time.monotonic() + timeout
     for i in range(n):
         page.locator(f".esa-seg[data-i='{i}'] .esa-num").click()
-        while not page.evaluate(f"window.esaPage.canScore({i})"):
+        while not page.evaluate("window.enfaceEsa.read()")[i]:
             assert time.monotonic() < deadline, f"segment {i + 1} was not read in time"
             page.mouse.move(5 + i, 5)          # (the reading clock counts while the annotator is active)
             page.wait_for_timeout(100)
@@ -124,8 +124,7 @@ def test_suggestions_kept_edited_deleted_then_reload(live, browser):
     wait_saved(page)
     shot(page, "03-kept-edited-deleted")
     got = records(world, item["public_id"])
-    # (spans snap to words: the edited one takes the word with its full stop)
-    assert got[0] == [("kept", "minor", "Großmutter"), ("edited", "minor", "Krieg.")], got
+    assert got[0] == [("kept", "minor", "Großmutter"), ("edited", "minor", "Krieg")], got
     assert sorted(got[1]) == [("deleted", "major", "Herbst"), ("human", "minor", "fielen")], got
     assert got[2] == []
     # reload: every span comes back with its provenance, drawn as before
