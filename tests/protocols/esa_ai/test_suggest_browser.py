@@ -161,3 +161,40 @@ def test_a_plain_esa_campaign_shows_no_suggestion(live, browser):
     page.wait_for_selector(".esa-seg[data-i='2'] .esa-score")
     assert page.locator(".esa-text .in").count() == 0 and page.locator(".esa-ai-tag").count() == 0
     ctx.close()
+
+
+def test_the_organizer_uploads_suggestions_and_sees_every_problem(live, browser, tmp_path):
+    base, world = live
+    cid = new_campaign(world, protocol="esa", strategy="document", redundancy=1, start=False, annotators=(ANN,),
+                       systems=["zephyr-mt", "walrus-baseline"], ranges="orchard",
+                       settings_override={"attention_share": 0.0})
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"item": "orchard:1", "system": "zephyr-mt", "spans": [{"text": "Elefant", "severity": "minor"}]}\n'
+                   'not json\n{"item": "orchard:9", "system": "zephyr-mt", "spans": []}\n', encoding="utf-8")
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps({"item": f"orchard:{n}", "system": "zephyr-mt", "spans": [], "score": 97}) + "\n"
+                            for n in (1, 2, 3))
+                    + json.dumps({"item": "orchard:1", "system": "walrus-baseline", "score": 50,
+                                  "spans": [{"text": "Krieg", "severity": "major"}]}) + "\n", encoding="utf-8")
+    ctx, page = login_page(browser, base, "org@example.org", PASSWORD, ERRORS, (1366, 1000))
+    page.goto(f"{base}/protocols/esa/campaigns/{cid}/suggestions")
+    page.locator("summary", has_text="JSON Lines file").click()
+    page.set_input_files("input[type=file][name=file]", str(bad))
+    page.locator("form[enctype] button[type=submit]").click()
+    page.wait_for_selector("#problems")
+    rows = page.locator("#problems tbody tr")
+    assert rows.count() == 3
+    assert [rows.nth(k).locator("td").nth(1).inner_text() for k in range(3)] == ["1", "2", "3"]
+    shot(page, "07-organizer-bad-file", full=True)
+    assert page.locator("input[type=file][name=file]").is_visible()     # the file's form stays open after a refusal
+    page.set_input_files("input[type=file][name=file]", str(good))
+    page.locator("form[enctype] input[name=skip_threshold]").fill("95")
+    page.locator("form[enctype] button[type=submit]").click()
+    page.wait_for_selector("#budget")
+    assert "3 of 6 segments" in page.locator("#budget").inner_text()
+    shot(page, "08-organizer-suggestions", full=True)
+    page.goto(f"{base}/campaigns/{cid}")
+    page.wait_for_selector("#ai-suggestions")
+    page.locator("#ai-suggestions").scroll_into_view_if_needed()
+    shot(page, "09-dashboard-panel")
+    ctx.close()
