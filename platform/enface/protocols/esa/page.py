@@ -13,6 +13,7 @@ from ...campaigns.services import bad, next_assignment
 from ...extensions import db
 from .responses import SEVERITIES, live_answers
 from .settings import settings_of
+from .suggestions.page import assignment_suggestions
 from .texts import segment_texts
 
 #: ESA's slider anchors (the DA+SQM scale's texts, which ESA keeps)
@@ -70,6 +71,7 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
         "instructions": "\n\n".join(t for t in (s["guidelines"], campaign.instructions) if t),
         "segments": segs,
         "answers": {str(seg): {"uuid": a.uuid, "rev": a.rev, "data": a.to_json()} for seg, a in answers.items()},
+        "suggestions": assignment_suggestions(asg, segs),   # ESA^AI: pre-filled spans ({} in plain ESA)
         "cursor": min(max(asg.cursor, 0), max(len(segs) - 1, 0)),
         "furthest": asg.furthest,
         "times": asg.times or {},

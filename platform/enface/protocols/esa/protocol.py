@@ -29,6 +29,9 @@ from ...campaigns.services import (
 from ...services import is_ascii_int
 from . import checks, cli, exports, page, responses, results
 from .settings import DEFAULTS, RANKING_BY, clean_settings, summary
+from .suggestions.budget import filter_plans
+from .suggestions.page import check_suggested
+from .suggestions.report import ai_panel
 from .texts import segment_texts, version_texts
 
 
@@ -100,10 +103,12 @@ class ESAProtocol(Protocol):
         if campaign.state != "draft":
             ctx["prog"] = results.progress(campaign)
             ctx["results"] = results.compute_results(campaign)
+        ctx["ai"] = ai_panel(campaign)
         return ctx
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
-        return {"results": self.results(campaign), "summary": self.settings_summary(campaign)}
+        return {"results": self.results(campaign), "summary": self.settings_summary(campaign),
+                "ai": ai_panel(campaign)}
 
     def cli_create(self, testset, request):
         return cli.cli_create(self, testset, request)
@@ -113,6 +118,10 @@ class ESAProtocol(Protocol):
 
     # -- the start ------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
+        """The plan less what ESA^AI's budget filter leaves out (nothing without a suggester's threshold)."""
+        return filter_plans(campaign, self.planned_items(campaign))
+
+    def planned_items(self, campaign: Campaign) -> list[ItemPlan]:
         """Versions x ranges: one item per version (system or reference) and document range."""
         docs = {d.name: d for d in campaign.testset.documents}
         plans = []
@@ -142,7 +151,9 @@ class ESAProtocol(Protocol):
             raise bad("unknown_kind", f"an ESA item takes {responses.KIND!r} answers, not {kind!r}", field="kind")
         segs = segment_texts(asg)
         seg = responses.segment_key(key, len(segs))
-        return responses.check_answer(seg, data, segs[seg]["target"], read=seg <= asg.furthest).to_json()
+        answer = responses.check_answer(seg, data, segs[seg]["target"], read=seg <= asg.furthest)
+        check_suggested(asg, seg, answer.spans)   # ESA^AI: a span claims only a suggestion that was made
+        return answer.to_json()
 
     def furthest_clipper(self, asg: Assignment):
         return page.furthest_clipper(asg)

@@ -7,8 +7,10 @@ from flask import Blueprint, flash, redirect, request, url_for
 from ...campaigns import services as core
 from ...campaigns.views import organizer_required
 from ...services import ServiceError
+from .suggestions.views import bp as suggestions_bp
 
 bp = Blueprint("esa", __name__, url_prefix="/protocols/esa", static_folder="static", template_folder="templates")
+bp.register_blueprint(suggestions_bp)   # ESA^AI's pages: /protocols/esa/campaigns/<id>/suggestions
 
 MAX_IMPORT_BYTES = 50 * 1024 * 1024
 

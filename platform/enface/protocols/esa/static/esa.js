@@ -42,9 +42,17 @@
     running: function () { return !readonly && !finishedNow; } });
   const times = clock.times;
   const answers = {};     // seg -> {uuid, data}
+  /* ESA^AI: a segment not answered yet opens with its suggestions, each a span "kept" as suggested
+     (drawn apart until touched); editing one makes it "edited", removing it "deleted" (kept in the record). */
+  function prefilled(i) {
+    return ((S.suggestions || {})[String(i)] || []).map(function (s) {
+      return { start: s.start, end: s.end, severity: s.severity, provenance: 'kept', suggestion: Object.assign({}, s) };
+    });
+  }
+  function fresh(i) { return { uuid: null, data: { score: null, spans: prefilled(i), started_ms: null, ended_ms: null } }; }
   segs.forEach(function (seg) {
     const a = S.answers[String(seg.i)];
-    answers[seg.i] = a ? { uuid: a.uuid, data: a.data } : { uuid: null, data: { score: null, spans: [], started_ms: null, ended_ms: null } };
+    answers[seg.i] = a ? { uuid: a.uuid, data: a.data } : fresh(seg.i);
   });
   let cur = S.cursor || 0;
   let furthest = Math.max(S.furthest, cur);
@@ -119,14 +127,23 @@
       b = Math.min(b, seg.tok.length - 1);
       sp = { start: seg.tok[a].s, end: seg.tok[b].e - 1, severity: severity, provenance: 'human', suggestion: null };
     }
-    const keep = spansOf(i).filter(function (x) {
-      if (!live(x)) return true;
-      if (sp.start === 'missing' || x.start === 'missing') return !(sp.start === 'missing' && x.start === 'missing');
-      return x.end < sp.start || x.start > sp.end;
+    function overlaps(x) {
+      if (sp.start === 'missing' || x.start === 'missing') return sp.start === 'missing' && x.start === 'missing';
+      return !(x.end < sp.start || x.start > sp.end);
+    }
+    // ESA^AI: the new span takes over the first suggestion it overlaps (live or deleted): it is that suggestion
+    // edited (or kept, when it is the suggestion again); other live suggestions it covers become deleted.
+    const heir = spansOf(i).find(function (x) { return x.provenance !== 'human' && overlaps(x); });
+    const keep = [];
+    spansOf(i).forEach(function (x) {
+      if (x === heir || !overlaps(x)) { if (x !== heir) keep.push(x); return; }
+      if (x.provenance !== 'human' && live(x)) keep.push(Object.assign({}, x, { provenance: 'deleted' }));
+      else if (!live(x)) keep.push(x);
     });
-    const same = spansOf(i).find(function (x) { return live(x) && x.start === sp.start && x.end === sp.end; });
-    if (same && same.provenance !== 'human') {   // a suggestion's severity changed: it is edited
-      sp.provenance = 'edited'; sp.suggestion = same.suggestion;
+    if (heir) {
+      const g = heir.suggestion;
+      sp.suggestion = g;
+      sp.provenance = (g.start === sp.start && g.end === sp.end && g.severity === sp.severity) ? 'kept' : 'edited';
     }
     keep.push(sp);
     keep.sort(function (x, y) { return (x.start === 'missing' ? 1e9 : x.start) - (y.start === 'missing' ? 1e9 : y.start); });
@@ -182,11 +199,41 @@
     p.appendChild(m);
     return p;
   }
+  function restore(i, sp) {   // a deleted suggestion back as suggested; what it overlaps gives way
+    if (readonly || !sp) return;
+    const g = sp.suggestion;
+    function overlaps(x) {
+      if (g.start === 'missing' || x.start === 'missing') return g.start === 'missing' && x.start === 'missing';
+      return !(x.end < g.start || x.start > g.end);
+    }
+    const keep = [];
+    spansOf(i).forEach(function (x) {
+      if (x === sp) return;
+      if (!live(x) || !overlaps(x)) keep.push(x);
+      else if (x.provenance !== 'human') keep.push(Object.assign({}, x, { provenance: 'deleted' }));
+    });
+    keep.push({ start: g.start, end: g.end, severity: g.severity, provenance: 'kept', suggestion: g });
+    keep.sort(function (x, y) { return (x.start === 'missing' ? 1e9 : x.start) - (y.start === 'missing' ? 1e9 : y.start); });
+    answers[i].data.spans = keep;
+    save(i);
+    renderSeg(i);
+  }
   function renderSpans(i) {
     const ul = el('ul', { cls: 'esa-spanlist', 'aria-label': 'Errors marked' });
+    spansOf(i).filter(function (sp) { return !live(sp); }).forEach(function (sp) {   // ESA^AI: rejected suggestions
+      const g = sp.suggestion;
+      const text = g.start === 'missing' ? '[missing]' : segs[i].cps.slice(g.start, g.end + 1).join('');
+      ul.appendChild(el('li', { cls: 'esa-ai-deleted', title: 'A suggestion you removed' }, [
+        el('span', { cls: 'esa-ai-tag', text: 'AI' }), el('s', {}, [el('q', { text: text })]),
+        readonly ? null : el('button', { type: 'button', cls: 'mini link', text: '↺', title: 'Restore this suggestion',
+          'aria-label': 'Restore the suggestion ' + text, onclick: function (ev) { ev.stopPropagation(); restore(i, sp); } }),
+      ]));
+    });
     spansOf(i).filter(live).forEach(function (sp) {
       const text = sp.start === 'missing' ? '[missing]' : segs[i].cps.slice(sp.start, sp.end + 1).join('');
-      ul.appendChild(el('li', { cls: 'sev-' + sp.severity }, [
+      ul.appendChild(el('li', { cls: 'sev-' + sp.severity + (sp.provenance === 'kept' ? ' esa-ai-kept' : ''),
+        title: sp.provenance === 'kept' ? 'Suggested by AI, not changed yet' : (sp.provenance === 'edited' ? 'An AI suggestion you changed' : null) }, [
+        sp.provenance === 'kept' ? el('span', { cls: 'esa-ai-tag', text: 'AI' }) : null,
         el('span', { cls: 'esa-sev esa-' + sp.severity, text: SEV[sp.severity].letter, title: sp.severity }),
         el('q', { text: text }),
         readonly ? null : el('button', { type: 'button', cls: 'mini link', text: '×', title: 'Remove this error', 'aria-label': 'Remove ' + sp.severity + ' error ' + text,
@@ -428,7 +475,7 @@
       const data = await resp.json();
       segs.forEach(function (seg) {
         const a = data.answers[String(seg.i)];
-        answers[seg.i] = a ? { uuid: a.uuid, data: a.data } : { uuid: null, data: { score: null, spans: [], started_ms: null, ended_ms: null } };
+        answers[seg.i] = a ? { uuid: a.uuid, data: a.data } : fresh(seg.i);
         if (a) Q.seenRev(a.uuid, a.rev);
       });
       clock.merge(data.times);
