@@ -174,6 +174,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/run": "302 404 404 404 404 404",
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/threshold": "302 404 404 404 404 404",
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/remove": "302 404 404 404 404 404",
+    "GET /protocols/bws/static/<path:filename>": EVERYONE,
     "GET /protocols/reader/static/<path:filename>": EVERYONE,
     "GET /protocols/rubric/static/<path:filename>": EVERYONE,
     "GET /static/<path:filename>": EVERYONE,
