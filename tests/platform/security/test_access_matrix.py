@@ -149,8 +149,28 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
+    # the crowd page of a campaign (links, forms, codes): organizers only; links for a released campaign: refused
+    "GET /campaigns/<int:campaign_id>/crowd": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/answers.jsonl": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/codes.csv": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/welcome.csv": ADMIN,
+    "POST /campaigns/<int:campaign_id>/crowd/links": ("302 404 404 404 200 200", {
+        "campaign_released": "302 404 404 404 409 409", "released": "302 404 404 404 409 409"}),
+    "POST /campaigns/<int:campaign_id>/crowd/links/<int:link_id>/revoke": "302 404 404 404 404 404",   # no such link
+    "POST /campaigns/<int:campaign_id>/crowd/setup": ADMIN_POST,     # an empty form: no codes, nothing else changed
     "GET /campaigns/new": ADMIN,
     "POST /campaigns/new": ADMIN,
+    # an annotator's crowd pages: their own campaign only (the world's has no welcome form nor tutorial: 404)
+    "GET /crowd/c/<int:campaign_id>": "302 404 404 302 404 404",
+    "GET /crowd/c/<int:campaign_id>/done": "302 404 404 302 404 404",      # not finished: sent on
+    "GET /crowd/c/<int:campaign_id>/tutorial": "302 404 404 404 404 404",
+    "POST /crowd/c/<int:campaign_id>/tutorial": "302 404 404 404 404 404",
+    "GET /crowd/c/<int:campaign_id>/waiting": ("302 404 404 302 404 404", {"campaign_released": "302 404 404 200 404 404",
+                                                                            "released": "302 404 404 200 404 404"}),
+    "GET /crowd/c/<int:campaign_id>/welcome": "302 404 404 404 404 404",
+    "POST /crowd/c/<int:campaign_id>/welcome": "302 404 404 404 404 404",
+    "GET /crowd/l/<token>": "404 404 404 404 404 404",       # not a link's secret (test_link_only_account: a real one)
+    "POST /crowd/l/<token>": "404 404 404 404 404 404",
     "GET /healthz": EVERYONE,
     "GET /leaderboard/": EVERYONE,
     "GET /leaderboard/<int:testset_id>": LEADERBOARD,
