@@ -160,15 +160,17 @@ def tutorial(campaign_id: int):
                 return redirect(url_for("crowd.tutorial", campaign_id=campaign.id))
             error = exc.message
         else:
-            if not outcome.retry:
-                flash("Right." if outcome.correct else "Answer recorded.", "success" if outcome.correct else "info")
-                return redirect(url_for("crowd.tutorial", campaign_id=campaign.id))
+            if not outcome.retry:     # (a loud item answered right says so on the next one)
+                return redirect(url_for("crowd.tutorial", campaign_id=campaign.id,
+                                        last="right" if outcome.correct and outcome.explanation else None))
     nxt = tut.next_item(t, annotator.id)
     if nxt is None:
         return redirect(flow.next_step(campaign, annotator))
     n, item = nxt
     return render_template("crowd/tutorial.html", campaign=campaign, tutorial=t, n=n, item=tut.public_item(item),
-                           fields=fields, outcome=outcome, error=error), 400 if error else 200
+                           fields=fields, outcome=outcome, error=error,
+                           last_right=request.method == "GET" and request.args.get("last") == "right"), \
+        400 if error else 200
 
 
 @bp.get("/crowd/c/<int:campaign_id>/waiting")
