@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
+
+from scoring import csvsafe
 
 from ..campaigns.models import Campaign, CampaignAnnotator
 from ..campaigns.protocol import protocol_of
@@ -58,7 +59,7 @@ def annotator_rows(campaign: Campaign) -> list[AnnotatorRow]:
 
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csvsafe.writer(buf, lineterminator="\n")     # panel ids and answers are typed by people: no formulas
     w.writerow(header)
     w.writerows(rows)
     return buf.getvalue()

@@ -213,9 +213,18 @@ def test_a_logged_in_person_is_never_swapped_into_a_link_account(world, campaign
 
 
 def test_panel_ids_make_one_link_each_and_refuse_repeats(world, campaign):
-    made = _links(world, campaign, panel_ids="P-1\n\nP-2\nP-3\n")
-    assert [label for label, _ in made] == ["P-1", "P-2", "P-3"]
-    assert len({url for _l, url in made}) == 3
+    made = _links(world, campaign, panel_ids="P-1\n\nP-2\nP-3\n=HYPERLINK(1)\n")
+    assert [label for label, _ in made] == ["P-1", "P-2", "P-3", "=HYPERLINK(1)"]
+    url = made[-1][1]
+    c, _ = _arrive(world, url)
+    start(world, campaign)
+    for a in assignments_of_link(world, campaign):
+        assert read_all(c, a["public_id"], a["segments"]).status_code == 200
+        assert c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).status_code == 200
+    assert c.get(f"/crowd/c/{campaign}/done").status_code == 200
+    codes = world.client("org@example.org").get(f"/campaigns/{campaign}/crowd/codes.csv").get_data(as_text=True)
+    assert "\n'=HYPERLINK(1)," in codes      # a panel id never runs as a spreadsheet formula
+    assert len({url for _l, url in made}) == 4
     org = world.client("org@example.org")
     for form, needle in (({"panel_ids": "P-9\nP-9"}, "listed twice"), ({"panel_ids": "P-2"}, "has a link already"),
                          ({"count": "0"}, "between 1 and"), ({"count": "x"}, "whole number"),
