@@ -20,9 +20,8 @@ from ...campaigns.services import CampaignInput, bad, default_selected, number, 
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
-from . import cli
+from . import cli, tutorial
 from . import services as svc
-from . import tutorial
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
 
