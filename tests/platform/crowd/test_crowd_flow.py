@@ -337,3 +337,25 @@ def test_the_lait_form_is_ready(world, campaign):
     c, _ = _arrive(world, url)
     page = c.get(f"/crowd/c/{campaign}/welcome").get_data(as_text=True)
     assert "How often do you read fiction translated into English?" in page
+
+
+def test_link_visits_and_wrong_passphrases_are_rate_limited(make_app, tmp_path):
+    from enface.campaigns import services as svc
+    from enface.crowd import links
+
+    from tests.support.campaigns import build_world
+
+    app = make_app(RATELIMIT_ENABLED=True, CROWD_PASSPHRASE_RATE_LIMIT="2 per minute",
+                   CROWD_LINK_RATE_LIMIT="6 per minute")
+    world = build_world(app, tmp_path, annotators=1)
+    cid = new_campaign(world, annotators=(), redundancy=1, systems=["zephyr-mt"], start=False)
+    with app.app_context():
+        (made,) = links.create_links(svc.get_campaign(cid), count=1, passphrase="right one")
+    url = f"/crowd/l/{made.secret}"
+    c = app.test_client()
+    codes = [c.post(url, data={"passphrase": "wrong"}).status_code for _ in range(3)]
+    assert codes == [403, 403, 429]                 # two wrong passphrases a minute, then refused
+    other = app.test_client()
+    visits = [other.get("/crowd/l/lnk_" + "b" * 32).status_code for _ in range(6)]
+    # 6 visits a minute per address, whatever the link: the 2 answered posts above and 4 of these
+    assert visits == [404, 404, 404, 404, 429, 429], visits
