@@ -9,7 +9,7 @@
     enface campaign start CAMPAIGN
     enface campaign rebalance CAMPAIGN
     enface campaign status CAMPAIGN [--json]
-    enface campaign export CAMPAIGN [--format tsv|json|jsonl|csv] [-o FILE]
+    enface campaign export CAMPAIGN [--format FORMAT] [-o FILE]
     enface campaign release CAMPAIGN
 """
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ._common import fail, load_app
-from .demo_judge import start_demo_judge, wait_for_demo_judge
+from .demo_esa_ai import demo_esa_ai_campaign
+from .demo_judge import DEMO_ENDPOINT_KEY, start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
 from .submit import ApiClient, SubmitError, collect_files, wait_for
@@ -202,7 +203,8 @@ def demo(host, port, demo_dir, once):
                     update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
-            made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
+            made = (demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
+                    + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0], DEMO_ENDPOINT_KEY))
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()
