@@ -385,6 +385,8 @@ LINK_ONLY: dict[str, str] = {
     "GET /static/<path:filename>": "200",
     "GET /protocols/reader/static/<path:filename>": "200",
     "GET /protocols/rubric/static/<path:filename>": "200",
+    "GET /protocols/bws/static/<path:filename>": "200",
+    "GET /protocols/esa/static/<path:filename>": "200",
 }
 
 
