@@ -94,9 +94,11 @@ def test_link_annotator_goes_through_consent_tutorial_items_and_gets_the_pass_co
     silent = c.post(f"/crowd/c/{campaign}/tutorial", data={"item": "t2", "span_none": "1"})
     assert silent.status_code == 302
     assert c.get(f"/crowd/c/{campaign}/tutorial").headers["Location"].endswith(f"/annotate/item/{first}")
+    answers = []
     for a in items:
         assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-        assert c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).status_code == 200
+        answers.append(c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).get_json())
+    assert answers[-1]["next"].endswith(f"/crowd/c/{campaign}/done")    # after the last item: the code
     done = c.get(f"/crowd/c/{campaign}")
     assert done.headers["Location"].endswith("/done")
     page = c.get(f"/crowd/c/{campaign}/done").get_data(as_text=True)
