@@ -183,6 +183,18 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /leaderboard/<int:testset_id>/table-<which>.<fmt>": RANKINGS,
     # an MQM campaign's id: the reader's design is not there (404) for anyone logged in
     "GET /protocols/reader/campaigns/<int:campaign_id>/design.json": "302 404 404 404 404 404",
+    # an MQM campaign's id: no ESA campaign there (404) for the organizers, the usual refusals for the others
+    "POST /protocols/esa/campaigns/<int:campaign_id>/import": "302 404 404 404 404 404",
+    "GET /protocols/esa/static/<path:filename>": EVERYONE,
+    # ESA^AI's suggestions pages: organizers only; an MQM campaign's id has none (404) for them too
+    "GET /protocols/esa/campaigns/<int:campaign_id>/suggestions": "302 404 404 404 404 404",
+    "GET /protocols/esa/campaigns/<int:campaign_id>/suggestions/<int:record_id>": "302 404 404 404 404 404",
+    "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/llm": "302 404 404 404 404 404",
+    "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/file": "302 404 404 404 404 404",
+    "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/run": "302 404 404 404 404 404",
+    "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/threshold": "302 404 404 404 404 404",
+    "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/remove": "302 404 404 404 404 404",
+    "GET /protocols/bws/static/<path:filename>": EVERYONE,
     "GET /protocols/reader/static/<path:filename>": EVERYONE,
     "GET /protocols/rubric/static/<path:filename>": EVERYONE,
     "GET /static/<path:filename>": EVERYONE,
