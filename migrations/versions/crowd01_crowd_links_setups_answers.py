@@ -4,7 +4,7 @@ and completion codes) and ``crowd_answers`` (an annotator's answers outside the 
 each tutorial item, the completion code given).
 
 Revision ID: crowd01
-Revises: judge01
+Revises: esaai01
 Create Date: 2026-12-02 00:40:17.600238
 """
 from alembic import op
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 
 revision = 'crowd01'
-down_revision = 'judge01'
+down_revision = 'esaai01'
 branch_labels = None
 depends_on = None
 
