@@ -381,3 +381,13 @@ def test_an_answered_form_or_tutorial_is_fixed(world, campaign):
     assert org.post(f"/campaigns/{campaign}/crowd/setup", data={"clear": "welcome"}).status_code == 409
     # the tutorial nobody has answered yet may still change, and the codes too
     assert org.post(f"/campaigns/{campaign}/crowd/setup", data={"clear": "tutorial", "pass_code": "NEW1"}).status_code == 302
+
+
+def test_nobody_registers_an_address_of_the_link_accounts(world):
+    resp = world.app.test_client().post("/auth/register", data={
+        "email": "someone@links.enface.invalid", "password": "p" * 12, "confirm": "p" * 12})
+    assert resp.status_code in (200, 400) and "valid e-mail" in resp.get_data(as_text=True)   # the form, again
+    from enface.services import accounts
+
+    with world.ctx():
+        assert accounts.get_user_by_email("someone@links.enface.invalid") is None
