@@ -20,8 +20,7 @@ from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
-from .discovery import default_protocol
-from .protocol import PROTOCOLS, protocol_of
+from .protocol import PROTOCOLS, default_protocol, protocol_of
 
 bp = Blueprint("campaigns", __name__)
 
