@@ -15,8 +15,9 @@
  * applies the same rule to the times it receives, and refuses to finish an item with unread
  * segments).
  *
- * Saving: through AutosaveQueue (autosave.js): each mark has a client-generated UUID and a
- * revision number; the server ignores a revision it has already seen, so retries are harmless.
+ * Saving: through the kit's AutosaveQueue (static/kit/autosave.js): each mark has a client-generated
+ * UUID and a revision number; the server ignores a revision it has already seen, so retries are harmless.
+ * Words, the selection, the reading clock and toasts are the kit's too (docs/development/client-kit.md).
  *
  * Offsets sent to the server are Unicode code points (Python str indices), not UTF-16 units.
  */
@@ -26,7 +27,7 @@
   const stateEl = document.getElementById('annotate-state');
   if (!stateEl) return;
   const S = JSON.parse(stateEl.textContent);
-  const CSRF = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
+  const kit = window.EnfaceKit;
   const API = S.urls.api;
   const PENDING_KEY = 'enface:pending:' + S.item.id;
   const IDLE_MS = 90 * 1000;          // no key or mouse for this long: the clock stops
@@ -34,37 +35,9 @@
   const READ_CHECK_MS = 250;          // how often the current segment's reading time is checked
   const NOTE_SAVE_MS = 600;           // a note is saved this long after the last keystroke
 
-  // ---------------------------------------------------------------- words (same rule as logic.py)
-  const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
-  const TOKEN_RE = new RegExp(
-    '[' + CJK + ']|(?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+(?:[\'\\u2019\\-](?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+)*' +
-    // any other mark, a run of the same one as one token: "--" and "..." are one word, as read
-    '|(\\S)\\1*',
-    'gu');
-
-  function tokenize(text) {
-    // Tokens with UTF-16 offsets (for the DOM) and code-point offsets (for the server), and the
-    // text's length in code points.
-    const cp = new Array(text.length + 1);
-    let n = 0;
-    for (let i = 0; i < text.length; i++) {
-      cp[i] = n;
-      const c = text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) { cp[i + 1] = n; i++; }
-      n++;
-    }
-    cp[text.length] = n;
-    const out = [];
-    TOKEN_RE.lastIndex = 0;
-    let m;
-    while ((m = TOKEN_RE.exec(text)) !== null) {
-      const a = m.index, b = m.index + m[0].length;
-      out.push({ a16: a, b16: b, s: cp[a], e: cp[b] });
-    }
-    return { tokens: out, length: n };
-  }
-
-  function cpSlice(text, s, e) { return Array.from(text).slice(s, e).join(''); }
+  // ---------------------------------------------------------------- words (the kit's rule, the server's too)
+  function tokenize(text) { return kit.spans.tokenize(text); }
+  const cpSlice = kit.spans.cpSlice;
 
   // ---------------------------------------------------------------- state
   const segs = S.segments.map(function (seg, i) {
@@ -76,15 +49,12 @@
   });
   const dwell = segs.map(function (seg, i) { return (S.dwell_ms && S.dwell_ms[i]) || 0; });
   const marks = new Map();               // uuid -> mark
-  const times = {};
-  Object.keys(S.times || {}).forEach(function (k) { times[k] = S.times[k]; });
 
   let finished = !!S.item.finished;
   const readonly = !!S.readonly;
   let cur = Math.min(Math.max(S.cursor || 0, 0), segs.length - 1);
   let side = 'target';
-  let wordK = 0;                          // word cursor: token index in segs[cur].tok[side]
-  let anchorK = null;                     // selection anchor (null: no selection)
+  const wc = new kit.spans.WordCursor();   // word cursor (wc.k: token index in segs[cur].tok[side]) and selection anchor
   let focusUuid = null;                   // the mark under focus
   let popover = null;                     // the open popover's state
   const undoStack = [];
@@ -93,7 +63,7 @@
   const NT = S.scheme.non_translation;   // {category, severity}
 
   // ---------------------------------------------------------------- helpers
-  const $ = window.EnfaceDOM.$, el = window.EnfaceDOM.el;   // (static/dom.js)
+  const $ = kit.dom.$, el = kit.dom.el;
   function segText(seg, sd) { return sd === 'source' ? seg.source : seg.target; }
   function marksOf(i) {
     return Array.from(marks.values()).filter(function (m) { return m.seg === i; })
@@ -110,13 +80,7 @@
     return el('span', { cls: 'sev rank-' + s.rank + (extra ? ' ' + extra : ''), title: s.name }, [
       el('b', { cls: 'sev-k', text: s.short || s.name.charAt(0) }), el('span', { cls: 'sev-name', text: s.name })]);
   }
-  function toast(msg, kind) {
-    const t = $('#toast');
-    t.textContent = msg;
-    t.className = 'toast show ' + (kind || '');
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.className = 'toast'; }, kind === 'error' ? 6000 : 2500);
-  }
+  const toast = kit.toaster($('#toast'), 'toast');
 
   // ---------------------------------------------------------------- which categories go on which side (scheme data)
   // the categories offered for a span (Non-translation is a whole segment's, by its own key)
@@ -128,17 +92,16 @@
   function findCat(name) { return S.scheme.categories.find(function (c) { return c.name === name; }); }
 
   // ---------------------------------------------------------------- reading: a segment is read after its dwell time
-  function isRead(i) { return (times[String(i)] || 0) >= dwell[i]; }
-  function readCount() { let n = 0; segs.forEach(function (s) { if (isRead(s.i)) n++; }); return n; }
-  function unreadList() { return segs.filter(function (s) { return !isRead(s.i); }); }
-  function readPrefix() {
-    for (let i = 0; i < segs.length; i++) if (!isRead(i)) return i - 1;
-    return segs.length - 1;
-  }
+  const clock = new kit.ReadingClock({ times: S.times, idleMs: IDLE_MS, dwell: dwell,
+    running: function () { return !finished && !readonly; } });
+  const times = clock.times;
+  function isRead(i) { return clock.isRead(i); }
+  function readCount() { return clock.readCount(); }
+  function unreadList() { return clock.unread().map(function (i) { return segs[i]; }); }
 
   // ---------------------------------------------------------------- saving (autosave.js)
   const Q = new AutosaveQueue({
-    key: PENDING_KEY, csrfToken: CSRF, statusEl: readonly ? null : $('#save-status'),
+    key: PENDING_KEY, csrfToken: kit.csrf.token(), statusEl: readonly ? null : $('#save-status'),
     onSaved: function (op, data) { if (data && data.mark) Q.seenRev(data.mark.uuid, data.mark.rev); },
     onRefused: async function (op, status, data) {
       const msg = (data && data.error && data.error.message) || ('The server refused the change (HTTP ' + status + ')');
@@ -157,7 +120,7 @@
     // their revisions are the newest known. Reading times only grow: the larger one wins.
     Q.ops().forEach(function (op) {
       if (op.key === 'progress') {
-        Object.keys(op.body.times || {}).forEach(function (k) { times[k] = Math.max(times[k] || 0, op.body.times[k]); });
+        clock.merge(op.body.times);
         return;
       }
       if (op.key.indexOf('mark:') !== 0) return;
@@ -170,12 +133,12 @@
   applyQueued();
 
   function progressBody() {
-    tickClock();
-    return { cursor: cur, furthest: readPrefix(), times: Object.assign({}, times) };
+    clock.tick();
+    return { cursor: cur, furthest: clock.furthest(), times: Object.assign({}, times) };
   }
   function queueProgress() {
     if (readonly || finished) return;
-    progressDirty = false;
+    clock.dirty = false;
     Q.post(API + '/progress', progressBody, { key: 'progress', quiet: true });
   }
 
@@ -309,12 +272,12 @@
     const cell = seg.cells[side];
     const tks = cell.querySelectorAll('.tok');
     if (!tks.length) return;
-    wordK = Math.min(Math.max(wordK, 0), tks.length - 1);
-    if (anchorK != null) {
-      const a = Math.min(anchorK, wordK), b = Math.max(anchorK, wordK);
-      for (let k = a; k <= b; k++) tks[k].classList.add('sel');
+    wc.k = Math.min(Math.max(wc.k, 0), tks.length - 1);
+    if (wc.anchor != null) {
+      const r = wc.range();
+      for (let k = r[0]; k <= r[1]; k++) tks[k].classList.add('sel');
     }
-    tks[wordK].classList.add('cursor');
+    tks[wc.k].classList.add('cursor');
   }
 
   function updateCursor(scroll) {
@@ -342,36 +305,23 @@
   }
 
   // ---------------------------------------------------------------- reading cursor and timing
-  let clockSeg = cur, clockAt = performance.now(), lastActivity = Date.now(), progressDirty = false;
-
-  function tickClock() {
-    const now = performance.now();
-    const active = document.visibilityState === 'visible' && Date.now() - lastActivity < IDLE_MS && !finished && !readonly;
-    if (active) {
-      const key = String(clockSeg);
-      times[key] = (times[key] || 0) + Math.round(now - clockAt);
-      progressDirty = true;
-    }
-    clockAt = now;
-  }
+  clock.at(cur);
 
   function checkRead() {
     // the current segment becomes read once its time reaches its dwell: show it, and tell the server
     if (readonly || finished) return;
     const before = isRead(cur);
-    tickClock();
+    clock.tick();
     if (!before && isRead(cur)) { updateCursor(false); queueProgress(); }
   }
 
   function setCurrent(i, opts) {
     i = Math.min(Math.max(i, 0), segs.length - 1);
     if (i === cur && !(opts && opts.force)) return;
-    tickClock();
-    cur = i; clockSeg = i;
-    anchorK = null;
-    wordK = 0;
+    clock.at(i);
+    cur = i;
+    wc.reset(opts && opts.wordK != null ? opts.wordK : 0);
     side = (opts && opts.side) || 'target';   // each segment starts in the translation
-    if (opts && opts.wordK != null) wordK = opts.wordK;
     const ms = marksOf(i);
     if (!ms.some(function (m) { return m.uuid === focusUuid; })) focusUuid = null;
     updateCursor(!(opts && opts.noscroll));
@@ -385,15 +335,13 @@
   function moveWord(delta, extend) {
     const n = tokCount(cur, side);
     if (!n) return;
-    if (extend && anchorK == null) anchorK = wordK;
-    if (!extend) anchorK = null;
-    wordK = Math.min(Math.max(wordK + delta, 0), n - 1);
+    wc.move(delta, extend, n);
     focusFromCursor();
     paintCursor();
   }
 
   function focusFromCursor() {
-    const t = segs[cur].tok[side].tokens[wordK];
+    const t = segs[cur].tok[side].tokens[wc.k];
     if (!t) return;
     const m = marksOf(cur).find(function (m) { return m.side === side && !isNT(m) && m.start < t.e && t.s < m.end; });
     const next = m ? m.uuid : null;
@@ -403,14 +351,13 @@
   function selectionSpan() {
     const tk = segs[cur].tok[side].tokens;
     if (!tk.length) return null;
-    const a = anchorK == null ? wordK : Math.min(anchorK, wordK);
-    const b = anchorK == null ? wordK : Math.max(anchorK, wordK);
+    const r = wc.range(), a = r[0], b = r[1];
     return { seg: cur, side: side, start: tk[a].s, end: tk[b].e };
   }
 
   function switchSide() {
     side = side === 'target' ? 'source' : 'target';
-    anchorK = null; wordK = 0;
+    wc.reset(0);
     focusFromCursor();
     updateCursor(false);
   }
@@ -421,7 +368,7 @@
     if (m && moveCursor && !isNT(m)) {
       side = m.side;
       const k = segs[m.seg].tok[side].tokens.findIndex(function (t) { return t.e > m.start; });
-      wordK = Math.max(k, 0); anchorK = null;
+      wc.reset(Math.max(k, 0));
     }
     refreshFocus();
   }
@@ -651,7 +598,7 @@
     m.rev = Q.nextRev(m.uuid);
     closePopover();
     putMark(m);
-    anchorK = null;
+    wc.anchor = null;
     focusUuid = m.uuid;
     renderSeg(m.seg);
     toast((p.edit ? 'Changed: ' : 'Marked: ') + catLabel(m) + ' · ' + m.severity + (m.note ? '' : ' · C adds a note'));
@@ -789,7 +736,7 @@
   function openFinish() {
     if (finished || readonly) return;
     closePopover();
-    tickClock();
+    clock.tick();
     const dlg = $('#finish-dialog');
     const unread = unreadList();
     const goBtn = $('#finish-goto');
@@ -851,7 +798,7 @@
 
   // ---------------------------------------------------------------- keyboard
   function onKey(ev) {
-    lastActivity = Date.now();
+    clock.activity();
     if (!$('#finish-dialog').hidden) {
       if (ev.key === 'Escape') { ev.preventDefault(); closeFinish(); }
       else if (ev.key === 'Enter' && !$('#finish-confirm').disabled && document.activeElement === $('#finish-confirm')) { ev.preventDefault(); confirmFinish(); }
@@ -881,7 +828,7 @@
       case 'End': moveWord(1e6, ev.shiftKey); break;
       case 'Tab': if (!editable) { handled = false; } else switchSide(); break;
       case 'Enter': case 'm': case 'M': if (editable) openPopover({}); else handled = false; break;
-      case 'Escape': anchorK = null; focusUuid = null; refreshFocus(); break;
+      case 'Escape': wc.anchor = null; focusUuid = null; refreshFocus(); break;
       case '[': cycleMark(-1); break;
       case ']': cycleMark(1); break;
       case 'e': case 'E': {
@@ -923,7 +870,7 @@
   }
 
   function onMouseUp(ev) {
-    lastActivity = Date.now();
+    clock.activity();
     if (popover && ev.target.closest && ev.target.closest('#popover')) return;
     const cell = ev.target.closest && ev.target.closest('.text');
     if (!cell) {
@@ -938,16 +885,14 @@
     const sel = window.getSelection();
     if (popover) closePopover();
     if (sel && !sel.isCollapsed && sel.rangeCount) {
-      const range = sel.getRangeAt(0);
-      const tks = Array.from(cell.querySelectorAll('.tok'));
-      const hit = tks.filter(function (t) { return range.intersectsNode(t); });
+      const hit = kit.spans.touched(sel.getRangeAt(0), cell, '.tok');
       sel.removeAllRanges();
-      if (!hit.length || finished || readonly) return;
+      if (!hit || finished || readonly) return;
       // Snap to whole words: the first and last token the drag touched.
       if (i !== cur) setCurrent(i, { noscroll: true });
       side = sd;
-      anchorK = Number(hit[0].dataset.k);
-      wordK = Number(hit[hit.length - 1].dataset.k);
+      wc.anchor = hit[0];
+      wc.k = hit[1];
       updateCursor(false);
       openPopover({});
       return;
@@ -955,7 +900,7 @@
     const t = tokenAt(ev.target);
     if (i !== cur) setCurrent(i, { noscroll: true });
     if (t && !finished && !readonly) {
-      side = sd; anchorK = null; wordK = Number(t.dataset.k);
+      side = sd; wc.reset(Number(t.dataset.k));
       focusFromCursor();
       updateCursor(false);
     }
@@ -979,8 +924,8 @@
     }
     document.addEventListener('keydown', onKey);
     $('#facing').addEventListener('mouseup', onMouseUp);
-    document.addEventListener('mousemove', function () { lastActivity = Date.now(); }, { passive: true });
-    document.addEventListener('scroll', function () { lastActivity = Date.now(); if (popover) placePopover(); }, { passive: true });
+    clock.watch(['mousemove', 'scroll']);
+    document.addEventListener('scroll', function () { if (popover) placePopover(); }, { passive: true });
     window.addEventListener('resize', function () { fitTopbar(); if (popover) placePopover(); });
     // the top bar's height also changes without a resize (its status texts wrap to another row): follow it,
     // or the sticky column header hides under it, or leaves a gap that scrolled text shows through
@@ -998,14 +943,11 @@
       setCurrent(Number($('#finish-goto').dataset.seg));
     });
     on('#keys-toggle', toggleHelp);
-    document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'hidden') tickClock(); else { clockAt = performance.now(); lastActivity = Date.now(); }
-    });
     if (!readonly && !finished) {
       setInterval(checkRead, READ_CHECK_MS);
       setInterval(function () {
-        tickClock();
-        if (progressDirty && !Q.pending()) queueProgress();
+        clock.tick();
+        if (clock.dirty && !Q.pending()) queueProgress();
       }, PROGRESS_EVERY_MS);
       // Resume where the annotator stopped, and record the visit.
       setCurrent(cur, { force: true });

@@ -118,9 +118,7 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "list": url_for("annotate.index"),
                  "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None,
                  "js": url_for("reader.static", filename="reader.js"),
-                 "css": url_for("reader.static", filename="reader.css"),
-                 "autosave_js": url_for("static", filename="autosave.js"),
-                 "dom_js": url_for("static", filename="dom.js")},
+                 "css": url_for("reader.static", filename="reader.css")},
     }
 
     if finished:

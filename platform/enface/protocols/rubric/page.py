@@ -66,6 +66,5 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "list": url_for("annotate.index"),
                  "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None,
                  "js": url_for("rubric.static", filename="rubric.js"),
-                 "css": url_for("rubric.static", filename="rubric.css"),
-                 "autosave_js": url_for("static", filename="autosave.js")},
+                 "css": url_for("rubric.static", filename="rubric.css")},
     }

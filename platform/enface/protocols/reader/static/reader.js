@@ -8,6 +8,8 @@
  * the shared AutosaveQueue (localStorage-backed, retried, idempotent on the server). Reading times go to
  * the progress endpoint per part ("read:1", "questions:1", "compare:all", "chunk:3", "post:all").
  * Highlight offsets are Unicode code points into the displayed chunk text (paragraphs joined by "\n").
+ * Words, the keyboard cursor, the reading clock, toasts and requests are the shared client kit's
+ * (static/kit/, docs/development/client-kit.md).
  */
 (function () {
   'use strict';
@@ -15,7 +17,7 @@
   const stateEl = document.getElementById('reader-state');
   if (!stateEl) return;
   const S = JSON.parse(stateEl.textContent);
-  const CSRF = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
+  const kit = window.EnfaceKit;
   const API = S.urls.api;
   const VIEW = S.view;
   const READONLY = !!S.readonly;
@@ -25,8 +27,8 @@
   const PROGRESS_EVERY_MS = 15 * 1000;
 
   // ---------------------------------------------------------------- helpers
-  const $ = window.EnfaceDOM.$, $$ = window.EnfaceDOM.$$, el = window.EnfaceDOM.el;   // (static/dom.js)
-  const uuid4 = window.AutosaveQueue.uuid;
+  const $ = kit.dom.$, $$ = kit.dom.$$, el = kit.dom.el;
+  const uuid4 = kit.AutosaveQueue.uuid;
   function local(key, value) {
     const k = 'enface:reader:' + ITEM + ':' + key;
     try {
@@ -35,23 +37,8 @@
     } catch (e) { return null; }
     return null;
   }
-  function toast(msg, kind, action) {
-    const t = $('#toast');
-    t.textContent = msg;
-    if (action) {
-      t.appendChild(el('button', { type: 'button', text: action.label, onclick: function () { t.className = 'rd-toast'; action.run(); } }));
-    }
-    t.className = 'rd-toast show ' + (kind || '');
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.className = 'rd-toast'; }, kind === 'error' ? 6000 : (action ? 6000 : 2500));
-  }
-  function request(method, url, body, keepalive) {
-    return fetch(url, {
-      method: method, credentials: 'same-origin', keepalive: !!keepalive,
-      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': CSRF },
-      body: body == null ? undefined : JSON.stringify(body),
-    });
-  }
+  const toast = kit.toaster($('#toast'), 'rd-toast');
+  const request = kit.csrf.request;
   let dialogResolve = null;
   function confirmBox(title, text, yes) {
     $('#confirm-title').textContent = title;
@@ -76,7 +63,7 @@
   let reloading = false;
   let hideHook = null;   // the reading view saves its position when the page is hidden
   const queue = READONLY ? null : new window.AutosaveQueue({
-    key: 'enface:reader:pending:' + ITEM, csrfToken: CSRF, onStatus: showStatus,
+    key: 'enface:reader:pending:' + ITEM, csrfToken: kit.csrf.token(), onStatus: showStatus,
     onHide: function () { if (hideHook) hideHook(); queueTimes(); },
     onRefused: function (op, status, data) {
       const err = (data && data.error) || {};
@@ -120,32 +107,21 @@
   function dataOf(kind, key) { const r = known[kind + ':' + key]; return (r && r.data) || {}; }
 
   // ---------------------------------------------------------------- reading time
-  const times = Object.assign({}, S.times || {});
-  let part = null, clockAt = performance.now(), lastActivity = Date.now(), timesDirty = false;
-  function tickClock() {
-    const now = performance.now();
-    if (part && document.visibilityState === 'visible' && Date.now() - lastActivity < IDLE_MS) {
-      times[part] = Math.round((times[part] || 0) + Math.min(now - clockAt, IDLE_MS));
-      timesDirty = true;
-    }
-    clockAt = now;
-  }
-  function setPart(p) { tickClock(); part = p; }
-  function activity() {
-    if (Date.now() - lastActivity >= IDLE_MS) clockAt = performance.now();   // back from idle: no credit for it
-    lastActivity = Date.now();
-  }
+  const clock = new kit.ReadingClock({ times: S.times, idleMs: IDLE_MS });
+  const times = clock.times;
+  function setPart(p) { clock.at(p); }
+  function activity() { clock.activity(); }
   function queueTimes() {
     if (READONLY) return;
-    tickClock();
-    if (!timesDirty) return;
-    timesDirty = false;
-    queue.post(API + '/progress', function () { tickClock(); return { times: times }; }, { key: 'progress', quiet: true });
+    clock.tick();
+    if (!clock.dirty) return;
+    clock.dirty = false;
+    queue.post(API + '/progress', function () { clock.tick(); return { times: times }; }, { key: 'progress', quiet: true });
   }
 
   // ---------------------------------------------------------------- finishing a stage or a step
   async function flushAll() {
-    timesDirty = true;
+    clock.dirty = true;
     queueTimes();
     const ok = await queue.flush();
     if (!ok) toast('Some answers are not saved yet; check your connection and try again.', 'error');
@@ -332,31 +308,20 @@
   }
 
   // ---------------------------------------------------------------- close reading
-  const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}';
-  const TOKEN_RE = new RegExp(
-    '[' + CJK + ']|(?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+(?:[\'\\u2019\\-](?:(?![' + CJK + '])[\\p{L}\\p{M}\\p{N}])+)*|\\S',
-    'gu');
-
   function prepare(text) {
-    // Tokens (UTF-16 offsets), code-point maps both ways, paragraphs with their UTF-16 start.
-    const cp = new Array(text.length + 1);
-    const u16 = [];
-    let k = 0;
-    for (let i = 0; i < text.length; i++) {
-      cp[i] = k; u16[k] = i;
-      const c = text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) { cp[i + 1] = k; i++; }
-      k++;
-    }
-    cp[text.length] = k; u16[k] = text.length;
-    const tokens = [];
-    TOKEN_RE.lastIndex = 0;
-    let m;
-    while ((m = TOKEN_RE.exec(text)) !== null) tokens.push({ a: m.index, b: m.index + m[0].length });
+    // Tokens (UTF-16 offsets; every mark a word of its own), code-point maps both ways, paragraphs with their UTF-16 start.
+    const words = kit.spans.tokenize(text, { runs: false });
+    const cp = words.cp, u16 = words.u16;
+    const tokens = words.tokens.map(function (t) { return { a: t.a16, b: t.b16 }; });
     const paras = [];
     let start = 0;
     text.split('\n').forEach(function (p) { paras.push({ a: start, b: start + p.length }); start += p.length + 1; });
     return { text: text, tokens: tokens, cp: cp, u16: u16, paras: paras };
+  }
+
+  function cursorIn(side) {
+    // the keyboard's word cursor in one column (side null: none yet); keys: the arrows have moved it
+    return Object.assign(new kit.spans.WordCursor(), { side: side, keys: false });
   }
 
   function initClose() {
@@ -366,7 +331,7 @@
     const form = $('#chunk-form');
     const cols = { '1': $('.rd-text[data-side="1"]'), '2': $('.rd-text[data-side="2"]') };
     let cur = 1;
-    let kc = { side: null, k: 0, anchor: null };    // keyboard cursor
+    let kc = cursorIn(null);                        // keyboard cursor
     let pendingSel = null;                          // {side, a, b} (UTF-16) awaiting a label
     const popover = $('#hl-popover');
 
@@ -406,7 +371,7 @@
           const span = el('span', { cls: 't', 'data-k': t, text: P.text.slice(tok.a, tok.b) });
           if (h) span.dataset.h = h.h.uuid;
           if (kc.side === side && kc.keys && kc.k === t) span.classList.add('kcur');
-          if (kc.side === side && kc.anchor != null && t >= Math.min(kc.anchor, kc.k) && t <= Math.max(kc.anchor, kc.k)) span.classList.add('ksel');
+          if (kc.side === side && kc.anchor != null && t >= kc.range()[0] && t <= kc.range()[1]) span.classList.add('ksel');
           p.appendChild(span);
           last = tok.b;
           prevH = h;
@@ -453,9 +418,9 @@
     function go(n, focus) {
       n = Math.max(1, Math.min(N, n));
       if (!READONLY && n > firstIncomplete()) n = firstIncomplete();
-      tickClock();
+      clock.tick();
       cur = n;
-      kc = { side: null, k: 0, anchor: null };
+      kc = cursorIn(null);
       closePopover();
       renderSide('1'); renderSide('2');
       fillForm(form, answer(cur));
@@ -487,11 +452,8 @@
     function snap(side, a, b) {
       // to whole words: from the first token ending after a to the last token starting before b
       const T = prepared[cur - 1][side].tokens;
-      let i = T.findIndex(function (t) { return t.b > a; });
-      let j = -1;
-      for (let k = T.length - 1; k >= 0; k--) if (T[k].a < b) { j = k; break; }
-      if (i < 0 || j < 0 || j < i) return null;
-      return { a: T[i].a, b: T[j].b, i: i, j: j };
+      const w = kit.spans.snap(T.map(function (t) { return { a16: t.a, b16: t.b }; }), a, b);
+      return w && { a: T[w.i].a, b: T[w.j].b, i: w.i, j: w.j };
     }
     function overlaps(side, a, b) {
       const P = prepared[cur - 1][side];
@@ -576,7 +538,7 @@
         // (no re-render of this column: a mouse drag may be starting in it)
         if (kc.side === side) return;
         const before = kc.side;
-        kc = { side: side, k: 0, anchor: null };
+        kc = cursorIn(side);
         if (before) renderSide(before);
       });
       col.addEventListener('keydown', function (e) { keyInColumn(e, side); });
@@ -618,9 +580,7 @@
       if (key === 'ArrowRight' || key === 'ArrowLeft') {
         e.preventDefault();
         if (!kc.keys) { kc.keys = true; if (!e.shiftKey) { renderSide(side); return; } }
-        if (e.shiftKey && kc.anchor == null) kc.anchor = kc.k;
-        if (!e.shiftKey) kc.anchor = null;
-        kc.k = Math.max(0, Math.min(T.length - 1, kc.k + (key === 'ArrowRight' ? 1 : -1)));
+        kc.move(key === 'ArrowRight' ? 1 : -1, e.shiftKey, T.length);
         renderSide(side);
         const span = $('.t[data-k="' + kc.k + '"]', cols[side]);
         if (span) span.scrollIntoView({ block: 'nearest' });
@@ -630,8 +590,7 @@
       const lower = key.toLowerCase();
       if ((lower === 'g' || lower === 'p' || key === 'Enter') && !READONLY) {
         e.preventDefault();
-        const i = kc.anchor == null ? kc.k : Math.min(kc.anchor, kc.k);
-        const j = kc.anchor == null ? kc.k : Math.max(kc.anchor, kc.k);
+        const i = kc.range()[0], j = kc.range()[1];
         const sel = { side: side, a: T[i].a, b: T[j].b };
         if (overlaps(side, sel.a, sel.b)) { toast('That overlaps a highlight: press X on it to remove it first.'); return; }
         if (key === 'Enter') {
@@ -719,19 +678,14 @@
   // ---------------------------------------------------------------- start
   function init() {
     window.enfaceReader = { pending: function () { return queue ? queue.pending() : 0; }, view: VIEW,
-      times: function () { tickClock(); return Object.assign({}, times); } };
+      times: function () { clock.tick(); return Object.assign({}, times); } };
     $('#confirm-yes').addEventListener('click', function () { closeConfirm(true); });
     $('#confirm-no').addEventListener('click', function () { closeConfirm(false); });
     document.addEventListener('keydown', function (e) {
       if ($('#confirm').hidden) return;
       if (e.key === 'Escape') { e.preventDefault(); closeConfirm(false); }
     });
-    ['keydown', 'mousemove', 'pointerdown', 'input', 'wheel', 'touchstart'].forEach(function (ev) {
-      document.addEventListener(ev, activity, { passive: true });
-    });
-    document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'visible') { clockAt = performance.now(); lastActivity = Date.now(); }
-    });
+    clock.watch(['keydown', 'mousemove', 'pointerdown', 'input', 'wheel', 'touchstart']);
     setInterval(queueTimes, PROGRESS_EVERY_MS);
 
     if (VIEW === 'passphrase') initPassphrase();

@@ -18,7 +18,6 @@
   const NAMES = { sp: 'Specific', g_1: 'General 1', g_2: 'General 2' };
   const readonly = state.readonly;
   const statusEl = document.getElementById('save-status');
-  const csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
 
   const phenomena = state.phenomena.map(function (ph) {
     return {
@@ -34,7 +33,7 @@
   function criterion(p, key) { return p.criteria.filter(function (c) { return c.key === key; })[0]; }
 
   const queue = readonly ? null : new AutosaveQueue({
-    key: 'enface:pending:' + state.item.id, csrfToken: csrf, statusEl: statusEl,
+    key: 'enface:pending:' + state.item.id, csrfToken: EnfaceKit.csrf.token(), statusEl: statusEl,
     onRefused: function (op, status, data) {
       const p = phenomena.filter(function (x) { return op.body && x.id === op.body.key; })[0];
       const msg = (data && data.error && data.error.message) || ('not saved (HTTP ' + status + ')');

@@ -1,12 +1,13 @@
-/* Enface autosave queue: every change a page makes is saved in order, and none is lost.
+/* Enface kit: the autosave queue, every change a page makes is saved in order, and none is lost.
  *
- * Protocol-agnostic: it knows URLs, JSON bodies and HTTP statuses, nothing of MQM. MQM marks use it
- * today; a reader-study or a rubric page can use it as is. Load it with a plain <script> before the
- * page's own script (no bundler); it defines window.AutosaveQueue.
+ * Protocol-agnostic: it knows URLs, JSON bodies and HTTP statuses, nothing of a protocol (MQM's marks,
+ * the reader study's answers and the rubric's scores all go through it). Load it with a plain <script>
+ * after kit/csrf.js and before the page's own script (no bundler); it defines EnfaceKit.AutosaveQueue
+ * (also window.AutosaveQueue).
  *
  *   const q = new AutosaveQueue({
  *     key: 'enface:pending:' + itemId,   // localStorage key: unsaved changes survive a reload or a closed tab
- *     csrfToken: token,                  // sent as X-CSRFToken with every request
+ *     csrfToken: token,                  // sent as X-CSRFToken with every request (default: EnfaceKit.csrf.token())
  *     statusEl: element,                 // optional: shows the status (class "save-status <state>", text)
  *     onStatus: function (s) {},         // optional: s = {state, pending, message};
  *                                        //   state: 'saved' | 'saving' | 'offline' | 'error'
@@ -55,7 +56,7 @@
   function AutosaveQueue(opts) {
     opts = opts || {};
     this.key = opts.key || null;
-    this.csrfToken = opts.csrfToken || '';
+    this.csrfToken = opts.csrfToken || global.EnfaceKit.csrf.token();
     this.statusEl = opts.statusEl || null;
     this.onStatus = opts.onStatus || null;
     this.onSaved = opts.onSaved || null;
@@ -107,11 +108,7 @@
   };
 
   AutosaveQueue.prototype.request = function (method, url, body, keepalive) {
-    return fetch(url, {
-      method: method, credentials: 'same-origin', keepalive: !!keepalive,
-      headers: { 'Content-Type': 'application/json', 'Accept': 'application/json', 'X-CSRFToken': this.csrfToken },
-      body: body == null ? undefined : JSON.stringify(body),
-    });
+    return global.EnfaceKit.csrf.request(method, url, body, { token: this.csrfToken, keepalive: keepalive });
   };
 
   AutosaveQueue.prototype.showStatus = function () { this._status(); };
@@ -262,5 +259,5 @@
     });
   };
 
-  global.AutosaveQueue = AutosaveQueue;
+  global.EnfaceKit.AutosaveQueue = global.AutosaveQueue = AutosaveQueue;
 })(window);

@@ -1,5 +1,9 @@
-// Small DOM helpers shared by every protocol's item page (plain script, no build step):
-// window.EnfaceDOM = {$, $$, el}. el(tag, {text, cls, onclick, attr...}, [children]).
+/* Enface kit: small DOM helpers shared by every protocol's item page (plain script, no build step).
+ *
+ *   EnfaceKit.dom (also window.EnfaceDOM) = {$, $$, el}
+ *   $(selector, root) -> the first match or null; $$(selector, root) -> an array of every match
+ *   el(tag, {text, cls, onclick, attr...}, [children]) -> a new element (children: nodes or strings; null skipped)
+ */
 (function () {
   'use strict';
   function $(sel, root) { return (root || document).querySelector(sel); }
@@ -15,5 +19,6 @@
     (children || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
     return e;
   }
-  window.EnfaceDOM = { $: $, $$: $$, el: el };
+  window.EnfaceKit = window.EnfaceKit || {};
+  window.EnfaceKit.dom = window.EnfaceDOM = { $: $, $$: $$, el: el };
 })();
