@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError, is_ascii_int
-from .contract import JudgeTask, LeaderboardColumn
+from .contract import Export, JudgeTask, LeaderboardColumn
 from .options import CampaignInput, Option, default_selected
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
@@ -133,7 +133,7 @@ class Protocol:
         """Template variables for the results page (the frozen snapshot once released)."""
         results = self.results(campaign)
         return {"results": results, "results_rows": list(_plain(results).items()),
-                "exports": [(fmt, e[2]) for fmt, e in self.exports().items()]}
+                "exports": [(fmt, e.title) for fmt, e in export_table(self).items()]}
 
     # -- the command line ------------------------------------------------------------------------------
     #: ``cli_create(testset, request) -> (campaign, line)``: ``enface campaign create --protocol KEY``, the
@@ -220,12 +220,18 @@ class Protocol:
         """The results frozen at release; raises ServiceError(409) when there is nothing to release."""
         raise self.required("release_snapshot")
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        """{format: (mimetype, file extension, the button's title)} this protocol can export."""
+    def exports(self) -> dict[str, Export]:
+        """{format: :class:`~enface.campaigns.contract.Export`} this protocol's campaigns can be downloaded
+        in, the first the default. (The older ``(mimetype, extension, title)`` tuples with an :meth:`export`
+        of one's own still work: :func:`export_table`.)"""
         return {}
 
     def export(self, campaign: Campaign, fmt: str) -> str:
-        raise NotFound("export format")
+        """The campaign in format ``fmt`` (its :class:`Export`'s writer); NotFound for another format."""
+        table = export_table(self)
+        if fmt not in table:
+            raise NotFound("export format")
+        return table[fmt].writer(campaign)
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         raise self.required("progress")
@@ -267,6 +273,18 @@ class Protocol:
     def item_label(self, item: Item) -> str:
         """How the organizer's dashboard names an item (system names allowed there)."""
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
+
+
+def export_table(protocol: Protocol) -> dict[str, Export]:
+    """The protocol's :meth:`~Protocol.exports` as :class:`Export` rows, whichever shape it gives."""
+    table = {}
+    for fmt, row in protocol.exports().items():
+        if not isinstance(row, Export):   # (mimetype, extension, title), written by the protocol's export()
+            if type(protocol).export is Protocol.export:
+                raise TypeError(f"the {protocol.key} protocol's export {fmt!r} has no writer")
+            row = Export(*row, writer=lambda campaign, fmt=fmt: protocol.export(campaign, fmt))
+        table[fmt] = row
+    return table
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:

@@ -148,14 +148,14 @@ def export(campaign_id, fmt, output):
     def go():
         nonlocal fmt
         c = svc.get_campaign(campaign_id)
-        from ..campaigns.protocol import protocol_of
+        from ..campaigns.protocol import export_table, protocol_of
 
-        formats = protocol_of(c).exports()
+        formats = export_table(protocol_of(c))
         fmt = fmt or next(iter(formats))
         if fmt not in formats:
             _fail(f"a {c.protocol} campaign exports {', '.join(formats)} (not {fmt})")
 
-        text = protocol_of(c).export(c, fmt)
+        text = formats[fmt].writer(c)
         text = text if text.endswith("\n") or fmt == "tsv" else text + "\n"
         if output:
             with open(output, "w", encoding="utf-8", newline="") as fh:

@@ -32,7 +32,7 @@ import json
 
 from sqlalchemy import select
 
-from enface.campaigns.contract import LeaderboardColumn
+from enface.campaigns.contract import Export, LeaderboardColumn
 from enface.campaigns.models import Assignment, Response
 from enface.campaigns.options import Option
 from enface.campaigns.protocol import ItemPlan, Protocol
@@ -111,12 +111,8 @@ class ToyScore(Protocol):
                 "by_submission": {int(sid): {"score": v} for sid, v in scores.items()}, "ranking": None}
 
     def exports(self):
-        return {"json": ("application/json", "json", "JSON (scores)")}
-
-    def export(self, campaign, fmt):
-        if fmt != "json":
-            return super().export(campaign, fmt)
-        return json.dumps(self.results(campaign, organizer=True), sort_keys=True)
+        return {"json": Export("application/json", "json", "JSON (scores)",
+                               lambda campaign: json.dumps(self.results(campaign, organizer=True), sort_keys=True))}
 
 
 PROTOCOL = ToyScore()

@@ -34,7 +34,9 @@ def cli_create(protocol, ts, request: CreateRequest):
         except HumanEvalInputError as exc:
             raise bad("invalid_field", f"rubric: {exc}", field="rubric") from None
     ids = list(request.systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
-    data = protocol.campaign_input(
+    from .protocol import campaign_input  # (the protocol module imports this one)
+
+    data = campaign_input(
         name=request.name, submission_ids=ids, redundancy=request.redundancy, strategy=request.strategy,
         ranges="\n".join(request.ranges), instructions=request.instructions, rubric=rubric,
         show_reference=not opts["hide_reference"], seed=request.seed,
