@@ -28,18 +28,14 @@ from ...campaigns.services import (
 from ...campaigns.services.ranking import significance_test
 from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
-from . import cli, page, responses, results
+from . import cli, page, responses, results, tutorial
+from .inputs import KEY, campaign_input, phenomenon_documents
 from .settings import DEFAULTS, campaign_rubric, clean_settings
 from .texts import output_text
 
 
-def phenomenon_documents(testset) -> list[str]:
-    """The documents with at least one phenomenon, in test-set order: the default ranges."""
-    return list(dict.fromkeys(p.document.name for p in testset_phenomena(testset)))
-
-
 class RubricProtocol(Protocol):
-    key = "rubric"
+    key = KEY
     title = "Rubric (DITING phenomena)"
     description = ("Annotators score tagged phenomena (idioms, ambiguity, terminology, tense, zero pronouns, "
                    "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
@@ -157,6 +153,16 @@ class RubricProtocol(Protocol):
     def check_finish(self, asg: Assignment) -> None:
         responses.check_finish(asg)
 
+    # -- tutorials (enface.crowd) --------------------------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return tutorial.fields(campaign)
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        return tutorial.check_expected(campaign, expected, translation)
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        return tutorial.grade(campaign, expected, answer)
+
     # -- results --------------------------------------------------------------------------------------
     def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:
         if campaign.state == "released" and campaign.results and not organizer:
@@ -197,20 +203,6 @@ class RubricProtocol(Protocol):
     def item_label(self, item: Item) -> str:
         labels = system_labels(item.campaign)
         return f"{labels.get(item.submission_id, '?')} · {item.document.name}:{item.seg_start + 1}"
-
-
-def campaign_input(*, name: str, submission_ids: list[int], redundancy: Any = 1, strategy: str = "",
-                   ranges: str = "", instructions: str = "", rubric: Any = DEFAULTS["rubric"],
-                   show_reference: bool = True, guidelines: str = "", seed: int | None = None,
-                   significance_test: str = DEFAULTS["significance_test"], testset=None) -> CampaignInput:
-    """A rubric campaign's :class:`CampaignInput` (the web form, the CLI, the demo and the tests build one so). Empty ``ranges``:
-    every document with phenomena (never a random sample: the tags say what to evaluate)."""
-    if not ranges.strip() and testset is not None:
-        ranges = "\n".join(phenomenon_documents(testset))
-    return CampaignInput(name=name, submission_ids=submission_ids, protocol=RubricProtocol.key, redundancy=redundancy,
-                         strategy=strategy, ranges=ranges, instructions=instructions, seed=seed,
-                         settings={"rubric": rubric, "show_reference": show_reference,
-                                   "guidelines": guidelines, "significance_test": significance_test})
 
 
 PROTOCOL = register(RubricProtocol())
