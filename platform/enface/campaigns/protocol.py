@@ -40,7 +40,7 @@ class Protocol:
     key: ClassVar[str] = ""
     title: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.logic`); the first is the default.
+    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.assignment`); the first is the default.
     strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
     #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
     item_template: ClassVar[str] = ""

@@ -163,6 +163,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /leaderboard/<int:testset_id>/table-<which>.<fmt>": RANKINGS,
     # an MQM campaign's id: the reader's design is not there (404) for anyone logged in
     "GET /protocols/reader/campaigns/<int:campaign_id>/design.json": "302 404 404 404 404 404",
+    "GET /protocols/mqm/static/<path:filename>": EVERYONE,
     "GET /protocols/reader/static/<path:filename>": EVERYONE,
     "GET /protocols/rubric/static/<path:filename>": EVERYONE,
     "GET /static/<path:filename>": EVERYONE,

@@ -10,13 +10,14 @@ from mqm.words import MODES as WORD_MODES
 from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
-from ...campaigns import logic, reading
+from ...campaigns import reading
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
+from . import attention
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -32,9 +33,9 @@ class MQMProtocol(Protocol):
     description = ("Annotators mark error spans with a category and a severity (WMT 2023 literary, Google MQM); "
                    "scores feed the official human ranking.")
     strategies = ("redundancy", "document")
-    item_template = "annotate/item.html"
-    dashboard_template = "campaigns/show.html"
-    results_template = "campaigns/results.html"
+    item_template = "mqm/item.html"
+    dashboard_template = "mqm/dashboard.html"
+    results_template = "mqm/results.html"
 
     # -- settings -----------------------------------------------------------------------------------
     def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
@@ -80,7 +81,7 @@ class MQMProtocol(Protocol):
         return bp
 
     # -- the organizer's pages ---------------------------------------------------------------------------
-    new_template = "campaigns/new.html"
+    new_template = "mqm/new.html"
 
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
         return {"name": f"{testset.name} MQM", "scheme": mqm.DEFAULT_SCHEME, "redundancy": "2",
@@ -154,7 +155,7 @@ class MQMProtocol(Protocol):
         """Injects attention checks into a share of the assignments (corrupted targets to find)."""
         share = campaign.setting("attention_share", 0.0)
         kind = campaign.setting("attention_kind", "mixed")
-        checked = logic.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
+        checked = attention.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
         rng = random.Random(campaign.seed + 3)
         n = 0
         for asg in sorted(assignments, key=lambda a: a.id):
@@ -162,7 +163,7 @@ class MQMProtocol(Protocol):
                 continue
             item = db.session.get(Item, asg.item_id)
             texts = svc.version_texts(item.version, item.document_id, item.seg_start, item.seg_end)
-            found = logic.choose_attention(texts, kind, rng)
+            found = attention.choose_attention(texts, kind, rng)
             if found is not None:
                 seg, cor = found
                 db.session.add(AttentionCheck(assignment_id=asg.id, seg=seg, kind=cor.kind, text=cor.text,
