@@ -7,14 +7,14 @@ Programmatic callers (``enface db upgrade``, the tests) pass a URL in
 from __future__ import annotations
 
 from alembic import context
-from enface import protocols
 from enface.campaigns import models as _campaign_models  # noqa: F401  (the core's tables join the metadata)
+from enface.campaigns.discovery import load_protocols
 from enface.config import Config
 from enface.extensions import make_engine
 from enface.judges import models as _judge_models  # noqa: F401  (the judges' tables join the metadata)
 from enface.models import Base
 
-protocols.load_all()   # each protocol's tables join the metadata too
+load_protocols()   # each installed protocol (entry points) brings its tables into the metadata
 config = context.config
 target_metadata = Base.metadata
 

@@ -93,12 +93,23 @@ def test_version_comes_from_the_installed_metadata():
     assert result.output.strip() == f"enface {version('enface')}"
 
 
-def test_campaign_help_names_every_protocol():
+def test_campaign_create_help_names_every_protocol():
+    from enface.campaigns.discovery import load_protocols
     from enface.commands import main
-    from enface.protocols import BUILT_IN
 
-    result = CliRunner().invoke(main, ["campaign", "--help"])
+    result = CliRunner().invoke(main, ["campaign", "create", "--help"])
     assert result.exit_code == 0
-    assert "(MQM, reader studies)" not in result.output
-    for name in BUILT_IN:
-        assert name in result.output
+    for key, protocol in load_protocols().items():
+        assert key in result.output and protocol.title in result.output
+
+
+def test_the_built_in_protocols_are_entry_points():
+    """pyproject.toml declares each protocol folder as an entry point of the group enface.protocols."""
+    from importlib.metadata import entry_points
+
+    declared = {ep.name: ep.value for ep in entry_points(group="enface.protocols")}
+    folders = {p.name for p in (ROOT / "platform" / "enface" / "protocols").iterdir()
+               if (p / "protocol.py").is_file()}
+    assert folders <= set(declared), "a protocol folder without an entry point (run make install?)"
+    for key in folders:
+        assert declared[key] == f"enface.protocols.{key}.protocol:PROTOCOL"

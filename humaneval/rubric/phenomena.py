@@ -28,6 +28,8 @@ from pathlib import Path
 from ..errors import HumanEvalInputError, read_text
 
 PHENOMENA_FILE = "phenomena.jsonl"
+#: the field of testset.json that names the rubric its phenomenon tags are checked against (default DITING's)
+TESTSET_RUBRIC_FIELD = "rubric"
 REQUIRED = ("document", "segment", "dimension", "requirement")
 OPTIONAL = ("context",)
 MAX_ERRORS = 50

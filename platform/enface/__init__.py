@@ -96,10 +96,12 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     protocols.init_app(app)      # MQM, the reader study, ...: each registers with the core
     leaderboard.add_board_hook(attach_to_leaderboard)   # released human evaluations add their columns
+    from .campaigns.protocol import PROTOCOLS
     from .metaeval.service import add_metric_provider
-    from .protocols.rubric.meta import judge_metrics
 
-    add_metric_provider(judge_metrics)   # LLM judges are evaluated against the humans like metrics
+    for protocol in PROTOCOLS.values():   # e.g. the rubric's LLM judges, evaluated against the humans like metrics
+        for provider in protocol.metric_providers():
+            add_metric_provider(provider)
 
     _register_errors(app)
     _register_template_helpers(app)

@@ -232,7 +232,7 @@ def _judged_rubric_campaign(testset_id: int, subs: dict[str, int], users: dict[s
         name="Canary rubric", submission_ids=list(subs.values()), redundancy=1, seed=3, testset=testset))
     camp_svc.add_annotator(camp, db.session.get(User, users["annotator"]))
     camp_svc.start_campaign(camp_svc.get_campaign(camp.id))
-    items = [task["item"] for _item, task in tasks_of(camp_svc.get_campaign(camp.id))]
+    items = [task.item for _item, task in tasks_of(camp_svc.get_campaign(camp.id))]
     assert items, "the rubric campaign has no judge tasks: is the phenomenon tagged?"
     with ScriptedServer(demo_script(items, api_key=JUDGE_KEY_CANARY, latency=0)) as server:
         judge = add_judge(camp_svc.get_campaign(camp.id), JudgeInput(

@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text as _text
 
 TEST_DB_URL = os.environ.get("ENFACE_TEST_DATABASE_URL", "").strip()
 
@@ -81,23 +82,47 @@ class FreshDatabase:
     def snapshot(self) -> None:
         """Keep the database as it is now (no connection may be open: dispose the app's engine first)."""
         if is_postgres():
-            self.template._execute(f'CREATE DATABASE "{self.name}_snap" TEMPLATE "{self.name}"')
+            # A copy of every table in a schema of the same database: putting it back is a DELETE and an
+            # INSERT per table, in one transaction and one round trip (~10 ms), where DROP + CREATE DATABASE
+            # ... TEMPLATE took ~400 ms, once per request of the access matrix that may have changed something.
+            with self._engine().begin() as conn:
+                self._tables = [r[0] for r in conn.execute(_text(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"))]
+                self._sequences = [tuple(r) for r in conn.execute(_text(
+                    "SELECT schemaname || '.' || sequencename, last_value FROM pg_sequences WHERE schemaname = 'public'"))]
+                conn.execute(_text("DROP SCHEMA IF EXISTS enface_snapshot CASCADE; CREATE SCHEMA enface_snapshot"))
+                for table in self._tables:
+                    conn.execute(_text(f'CREATE TABLE enface_snapshot."{table}" AS TABLE public."{table}"'))
+            self._engine().dispose()
         else:
             shutil.copyfile(self.path, self.path.with_suffix(".snapshot"))
 
     def restore(self) -> None:
         """Put back the snapshot (dispose the app's engine first)."""
         if is_postgres():
-            self.template.drop(self.name)
-            self.template._execute(f'CREATE DATABASE "{self.name}" TEMPLATE "{self.name}_snap"')
+            statements = ["SET LOCAL session_replication_role = replica"]   # (the tests' superuser skips the FK triggers)
+            for table in self._tables:   # (DELETE, not TRUNCATE: new files per table and index cost ~300 ms)
+                statements += [f'DELETE FROM public."{table}"',
+                               f'INSERT INTO public."{table}" OVERRIDING SYSTEM VALUE SELECT * FROM enface_snapshot."{table}"']
+            statements += [f"SELECT setval('{seq}', {last}, true)" if last is not None else f"SELECT setval('{seq}', 1, false)"
+                           for seq, last in self._sequences]
+            with self._engine().begin() as conn:   # one round trip, one transaction
+                conn.exec_driver_sql("; ".join(statements))
             return
         for suffix in ("-wal", "-shm"):       # a stale write-ahead log would replay onto the copy
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         shutil.copyfile(self.path.with_suffix(".snapshot"), self.path)
 
+    def _engine(self):
+        if getattr(self, "_pg", None) is None:
+            from sqlalchemy import create_engine
+
+            self._pg = create_engine(self.url, pool_size=1)
+        return self._pg
+
     def drop(self) -> None:
         if is_postgres():
-            self.template.drop(f"{self.name}_snap")
+            self._engine().dispose()
             self.template.drop(self.name)
 
 

@@ -18,6 +18,7 @@ DIMS = ("idiom", "tense")
 
 
 def install() -> None:
+    from enface.campaigns.contract import JudgeTask
     from enface.campaigns.protocol import PROTOCOLS, register
     from enface.extensions import db
     from enface.models import OutputSegment, Segment
@@ -40,9 +41,9 @@ def install() -> None:
                 OutputSegment.submission_id == item.submission_id, OutputSegment.document_id == item.document_id,
                 OutputSegment.position == item.seg_start))
             dim = DIMS[item.position % 2]
-            return [{"kind": "score", "key": dim, "rubric": load_rubric("diting").dimension(dim).to_dict(),
-                     "item": {"id": f"item{item.id}", "dimension": dim, "source": f"{seg.source} [ITEM-{item.id}]",
-                              "translation": out, "requirement": f"check the {dim}"}}]
+            return [JudgeTask(kind="score", key=dim, scale=load_rubric("diting").dimension(dim).to_dict(),
+                              item={"id": f"item{item.id}", "dimension": dim, "source": f"{seg.source} [ITEM-{item.id}]",
+                                    "translation": out, "requirement": f"check the {dim}"})]
 
         def check_response(self, asg, kind, key, data):
             errors = check_scores(key, data)

@@ -159,16 +159,16 @@ def api_finish(public_id: str):
 
 @bp.app_context_processor
 def _navigation():
-    """``mqm_nav()`` for base.html: which MQM links the current user gets (one query, once per request)."""
+    """``campaign_nav()`` for base.html: which MQM links the current user gets (one query, once per request)."""
     from flask import g
 
-    def mqm_nav() -> dict:
-        if "_mqm_nav" not in g:
+    def campaign_nav() -> dict:
+        if "_campaign_nav" not in g:
             nav = {"annotate": False, "campaigns": False}
             if current_user.is_authenticated:
                 nav["campaigns"] = current_user.is_organizer
                 nav["annotate"] = current_user.role == "annotator" or svc.is_annotator(current_user)
-            g._mqm_nav = nav
-        return g._mqm_nav
+            g._campaign_nav = nav
+        return g._campaign_nav
 
-    return {"mqm_nav": mqm_nav}
+    return {"campaign_nav": campaign_nav}

@@ -89,7 +89,7 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
         BundleFile("tables/automatic.csv", "automatic metrics table (CSV)", "text/csv",
                    lambda: rankings.table(board, "automatic", "csv")),
     ]
-    if (board.get("mqm") or {}).get("ranking"):
+    if any((board.get(c.key) or {}).get("ranking") for c in lb.human_columns(board)):   # the one ordering it
         files += [BundleFile("tables/human.tex", "human ranking table (LaTeX)", "text/x-tex",
                              lambda: rankings.table(board, "human", "tex")),
                   BundleFile("tables/human.csv", "human ranking table (CSV)", "text/csv",

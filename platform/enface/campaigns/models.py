@@ -55,7 +55,7 @@ class Campaign(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     testset_id: Mapped[int] = mapped_column(ForeignKey("testsets.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(200))
-    protocol: Mapped[str] = mapped_column(String(30), default="mqm")
+    protocol: Mapped[str] = mapped_column(String(30))   # an installed protocol's key (create_campaign checks it)
     # The protocol's own settings (MQM: scheme, attention checks, ...), checked by the protocol.
     settings: Mapped[dict] = mapped_column(JSON, default=dict)
     strategy: Mapped[str] = mapped_column(String(20), default="redundancy")

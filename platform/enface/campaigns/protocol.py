@@ -3,17 +3,21 @@
 Shaped like CTFd's challenge types (a base class, a registry, dispatch by key): the
 core stores ``Campaign.protocol`` and asks :func:`protocol_of` for the object that
 knows that protocol's settings, items, pages, answers and results. The core never
-imports a protocol; :mod:`enface.protocols` registers the built-in ones when the
-app is created.
+imports a protocol: :mod:`~enface.campaigns.discovery` finds the installed ones
+through the ``enface.protocols`` entry points when the app is created.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError
+from .contract import JudgeTask, LeaderboardColumn
+from .options import Option
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
     from flask import Blueprint
@@ -40,6 +44,13 @@ class Protocol:
     key: ClassVar[str] = ""
     title: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: Where it comes in lists (lowest first): the first is the default protocol of the pages and the CLI,
+    #: and of several released human rankings on one test set the first orders the leaderboard.
+    order: ClassVar[int] = 100
+    #: Its column on the leaderboard, for released campaigns whose :meth:`leaderboard` gives a part (None: none).
+    leaderboard_column: ClassVar[LeaderboardColumn | None] = None
+    #: Its own creation options (``enface campaign create`` and the generic new-campaign page).
+    options: ClassVar[tuple[Option, ...]] = ()
     #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.assignment`); the first is the default.
     strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
     #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
@@ -58,6 +69,10 @@ class Protocol:
     #: Whether its items are built from the test set's phenomenon tags: a started campaign of such a
     #: protocol fixes the tags (its items point at them); other protocols never read them.
     uses_phenomena: ClassVar[bool] = False
+
+    def folder(self) -> Path:
+        """The protocol's folder (its module's): where its ``templates/`` and ``static/`` live."""
+        return Path(sys.modules[type(self).__module__].__file__).resolve().parent
 
     def required(self, hook: str) -> NotImplementedError:
         """The error for a hook every protocol must provide (the base class has no sensible default)."""
@@ -100,6 +115,27 @@ class Protocol:
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         """Template variables for the results page (the frozen snapshot once released)."""
         return {"results": self.results(campaign)}
+
+    # -- the command line ------------------------------------------------------------------------------
+    #: ``cli_create(testset, request) -> (campaign, line)``: ``enface campaign create --protocol KEY``, the
+    #: draft created and the line printed about it; None: the core's (the options become the settings,
+    #: checked by :meth:`clean_settings`; :func:`enface.commands.campaign_create.default_create`)
+    cli_create: ClassVar[Callable[..., tuple[Campaign, str]] | None] = None
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        """``enface campaign status``: by default the campaign's state and its progress counts."""
+        import json
+
+        import click
+
+        prog = self.progress(campaign)
+        counts = {k: v for k, v in prog.items() if isinstance(v, int | float | str)}
+        if as_json:
+            click.echo(json.dumps({"id": campaign.id, "name": campaign.name, "state": campaign.state,
+                                   "protocol": campaign.protocol, "progress": counts}, indent=1))
+            return
+        click.echo(f"{campaign.name} [{campaign.state}] {campaign.protocol}: "
+                   + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
     # -- the start ----------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
@@ -200,10 +236,13 @@ class Protocol:
         return []
 
     # -- machine annotators (LLM judges, :mod:`enface.judges`) ---------------------------------------------
-    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
-        """What an LLM judge scores in ``item``: ``[{"kind", "key", "item": {"id", "dimension", "source",
-        "translation", "requirement", "reference"?, "context"?}}]``; each answer is stored as a response
-        of that kind and key (checked by :meth:`check_response`). [] (the default): no judges."""
+    def judge_tasks(self, item: Item) -> list[JudgeTask]:
+        """What an LLM judge scores in ``item``; [] (the default): this protocol takes no judges."""
+        return []
+
+    def metric_providers(self) -> list[Callable[[Any], dict[str, Any]]]:
+        """More "metrics" for the meta-evaluation page: functions of a test set giving
+        ``{key: scoring.meta.MetricScores}`` (the rubric's LLM judges). [] by default."""
         return []
 
     def item_label(self, item: Item) -> str:
@@ -218,6 +257,9 @@ def register(protocol: Protocol) -> Protocol:
     if not protocol.key:
         raise ValueError("a protocol needs a key")
     PROTOCOLS[protocol.key] = protocol
+    ordered = sorted(PROTOCOLS.values(), key=lambda p: p.order)   # stable: equal orders keep their arrival
+    PROTOCOLS.clear()
+    PROTOCOLS.update((p.key, p) for p in ordered)
     return protocol
 
 

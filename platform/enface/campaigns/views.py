@@ -20,6 +20,7 @@ from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
+from .discovery import default_protocol
 from .protocol import PROTOCOLS, protocol_of
 
 bp = Blueprint("campaigns", __name__)
@@ -80,7 +81,7 @@ def index():
 def new():
     raw_testset = request.values.get("testset", "")
     testset_id = int(raw_testset) if is_ascii_int(raw_testset) else None   # an id, or the picker
-    protocol_key = request.values.get("protocol") or "mqm"
+    protocol_key = request.values.get("protocol") or default_protocol().key
     if testset_id is None or protocol_key not in PROTOCOLS:
         return render_template("campaigns/pick_testset.html", testsets=testsets_svc.list_testsets(),
                                protocols=PROTOCOLS.values(), chosen=protocol_key)

@@ -62,7 +62,7 @@ def item_labels(judge: Judge) -> dict[tuple[int, str], str]:
     """{(item id, key): how the organizer names it}: the protocol's label (document:segment and system)
     and what the key scores (a rubric phenomenon's dimension), instead of the database's ids."""
     protocol = protocol_of(judge.campaign)
-    return {(item.id, task["key"]): " · ".join(x for x in (protocol.item_label(item), task["item"].get("dimension"))
+    return {(item.id, task.key): " · ".join(x for x in (protocol.item_label(item), task.item.get("dimension"))
                                                if x)
             for item, task in tasks_of(judge.campaign)}
 
@@ -101,11 +101,11 @@ def side_by_side(judge: Judge) -> dict[str, Any]:
     records = {(r.item_id, r.key): r for r in judge_items(judge)}
     rows, agreement_rows, raters = [], [], set()
     for item, task in tasks_of(judge.campaign):
-        human = {r: d for r, d in humans.get((item.id, task["kind"], task["key"]), {}).items()
+        human = {r: d for r, d in humans.get((item.id, task.kind, task.key), {}).items()
                  if all(isinstance(d.get(k), int) for k in ("sp", "g_1", "g_2"))}
         raters.update(human)
-        record = records.get((item.id, task["key"]))
-        ident = f"{item.id}:{task['key']}"
+        record = records.get((item.id, task.key))
+        ident = f"{item.id}:{task.key}"
         for rater, data in human.items():
             agreement_rows.append({"item": ident, "rater": rater, **{k: data[k] for k in ("sp", "g_1", "g_2")}})
         if record is not None and record.state == "ok":
@@ -123,9 +123,9 @@ def judge_results(judge: Judge) -> dict[str, Any]:
     records = {(r.item_id, r.key): r for r in judge_items(judge) if r.state == "ok"}
     rows = []
     for item, task in tasks_of(judge.campaign):
-        record = records.get((item.id, task["key"]))
+        record = records.get((item.id, task.key))
         if record is not None:
-            rows.append({"item": task["item"]["id"], "rater": "judge", "dimension": task["item"]["dimension"],
+            rows.append({"item": task.item["id"], "rater": "judge", "dimension": task.item["dimension"],
                          "system": labels.get(item.versions[0].version_id, "?"), **record.scores})
     tables = system_tables(rows)
     dimensions = list(dict.fromkeys(d for t in tables for d in t["dimensions"]))

@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from humaneval.judge import ChatClient, EndpointConfig, ItemResult, load_prompts
 from humaneval.judge import Judge as ScoringJudge
 
+from ..campaigns.contract import JudgeTask
 from ..campaigns.models import Assignment, Campaign, Item, Response
 from ..campaigns.protocol import protocol_of
 from ..campaigns.services.common import bad
@@ -52,7 +53,7 @@ def is_alive(judge: Judge) -> bool:
             and utcnow() - judge.heartbeat_at < timedelta(seconds=stale_after()))
 
 
-def tasks_of(campaign: Campaign) -> list[tuple[Item, dict[str, Any]]]:
+def tasks_of(campaign: Campaign) -> list[tuple[Item, JudgeTask]]:
     protocol = protocol_of(campaign)
     return [(item, task) for item in campaign.items for task in protocol.judge_tasks(item)]
 
@@ -148,13 +149,13 @@ def _assignment(judge: Judge, item_id: int) -> Assignment:
     return asg
 
 
-def _store(judge: Judge, item_id: int, task: dict[str, Any], result: ItemResult, token: str) -> None:
+def _store(judge: Judge, item_id: int, task: JudgeTask, result: ItemResult, token: str) -> None:
     with db.write():
         # One store at a time per judge (a row lock on PostgreSQL; SQLite writes one at a time anyway):
         # the judge's next assignment number is max + 1, which two threads must not both take.
         db.session.execute(select(Judge.id).where(Judge.id == judge.id).with_for_update())
         row = db.session.scalar(select(JudgeItem).where(JudgeItem.judge_id == judge.id, JudgeItem.item_id == item_id,
-                                                        JudgeItem.key == task["key"], JudgeItem.run_token == token))
+                                                        JudgeItem.key == task.key, JudgeItem.run_token == token))
         if row is None:   # the claim was dropped: another run took the judge over
             return
         calls = result.calls
@@ -170,14 +171,14 @@ def _store(judge: Judge, item_id: int, task: dict[str, Any], result: ItemResult,
             data = {**result.scores(), "refusal": None, "comment": result.judge_reasons[:2000]}
             asg = _assignment(judge, item_id)
             try:
-                data = protocol_of(judge.campaign).check_response(asg, task["kind"], task["key"], data)
+                data = protocol_of(judge.campaign).check_response(asg, task.kind, task.key, data)
             except ServiceError as exc:
                 row.error = f"the campaign refused the judge's scores: {exc.message}"
             else:
                 row.scores, row.state = result.scores(), "ok"
                 now = utcnow()
-                db.session.add(Response(assignment_id=asg.id, uuid=str(uuid.uuid4()), kind=task["kind"],
-                                        key=task["key"], data=data, created_at=now, updated_at=now))
+                db.session.add(Response(assignment_id=asg.id, uuid=str(uuid.uuid4()), kind=task.kind,
+                                        key=task.key, data=data, created_at=now, updated_at=now))
 
 
 def _beat(app, judge_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
@@ -210,20 +211,20 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         scorer = _client(judge)
         done = set(db.session.execute(select(JudgeItem.item_id, JudgeItem.key)
                                       .where(JudgeItem.judge_id == judge_id, JudgeItem.state == "ok")).all())
-        todo = [(item.id, task) for item, task in tasks_of(judge.campaign) if (item.id, task["key"]) not in done]
+        todo = [(item.id, task) for item, task in tasks_of(judge.campaign) if (item.id, task.key) not in done]
         beater = threading.Thread(target=_beat, args=(app, judge_id, token, stop, lost), daemon=True)
         beater.start()
 
-        def one(entry: tuple[int, dict[str, Any]]) -> None:
+        def one(entry: tuple[int, JudgeTask]) -> None:
             item_id, task = entry
             with app.app_context():
-                if lost.is_set() or not _claim(judge_id, item_id, task["key"], token):
+                if lost.is_set() or not _claim(judge_id, item_id, task.key, token):
                     outcome = "skipped"
                 else:
                     try:
-                        result = scorer.score(task["item"], task["rubric"])
+                        result = scorer.score(task.item, task.scale)
                     except Exception as exc:   # noqa: BLE001 - whatever one answer did fails that item, not the run
-                        result = ItemResult(id=str(task["item"].get("id", item_id)),
+                        result = ItemResult(id=str(task.item.get("id", item_id)),
                                             error=f"{type(exc).__name__}: {str(exc)[:300]}")
                     _store(db.session.get(Judge, judge_id), item_id, task, result, token)
                     outcome = "scored" if result.ok else "failed"

@@ -60,9 +60,9 @@ def head_to_head(testset_id: int):
 
 @bp.get("/<int:testset_id>/table-<which>.<fmt>")
 def paper_table(testset_id: int, which: str, fmt: str):
-    if which not in ("automatic", "human", "human-rubric") or fmt not in ("tex", "csv"):
+    if fmt not in ("tex", "csv"):
         abort(404)
-    board = lb.visible_leaderboard(current_user, testset_id)
+    board = lb.visible_leaderboard(current_user, testset_id)   # (an unknown ``which``: NotFound, a 404)
     text = rankings.table(board, which, fmt)
     mimetype = "text/csv" if fmt == "csv" else "application/x-tex"
     return Response(text, mimetype=mimetype, headers={

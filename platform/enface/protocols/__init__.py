@@ -1,27 +1,21 @@
-"""The built-in human-evaluation protocols. Importing this package registers them with the core.
+"""Enface's own human-evaluation protocols (MQM, the reader study, the rubric), one folder each.
 
-Each protocol is one folder (models, services, routes, templates, JS); the core
-(:mod:`enface.campaigns`) never imports them, it dispatches on ``Campaign.protocol``.
+They are plug-ins like any other: each is declared as an entry point of the group
+``enface.protocols`` in ``pyproject.toml`` and found by :mod:`enface.campaigns.discovery`;
+the core never imports them.
 """
 
 from __future__ import annotations
 
-import importlib
-
-BUILT_IN = ("mqm", "reader", "rubric")
-
 
 def load_all() -> None:
-    """Imports every built-in protocol (registering it) and its tables."""
-    for name in BUILT_IN:
-        importlib.import_module(f"{__name__}.{name}.protocol")
-        importlib.import_module(f"{__name__}.{name}.models")
+    """Imports and registers every installed protocol (the built-in ones and any other)."""
+    from ..campaigns.discovery import load_protocols
+
+    load_protocols()
 
 
 def init_app(app) -> None:
-    load_all()
-    from ..campaigns.protocol import PROTOCOLS
+    from ..campaigns.discovery import init_app
 
-    for protocol in PROTOCOLS.values():
-        if protocol.blueprint is not None and protocol.blueprint.name not in app.blueprints:
-            app.register_blueprint(protocol.blueprint)
+    init_app(app)

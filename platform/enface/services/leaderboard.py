@@ -280,9 +280,15 @@ def get_leaderboard(testset_id: int, *, frozen: bool = False) -> dict:
     return board
 
 
-#: The human rankings a released campaign can put on the board: (key, display name), in the order in which
-#: they order the board when several are released on one test set: MQM first (WMT's official ranking).
-HUMAN_RANKINGS = [("mqm", "MQM"), ("rubric", "Rubric Σ")]
+def human_columns(board: dict) -> list:
+    """The human rankings released campaigns put on the board (their protocols'
+    :class:`~enface.campaigns.contract.LeaderboardColumn`, each with its ``key`` and ``name``), in the
+    order in which they order the board when several are released on one test set (the protocols' order)."""
+    return list(board.get("human_columns") or [])
+
+
+def human_names(board: dict) -> dict[str, str]:
+    return {c.key: c.name for c in human_columns(board)}
 
 
 def _human_rank(row: dict, key: str) -> dict | None:
@@ -294,17 +300,17 @@ def _human_rank(row: dict, key: str) -> dict | None:
 
 
 def ordering_human(board: dict) -> str | None:
-    """The key of the released human ranking that orders the board (the first of :data:`HUMAN_RANKINGS`
+    """The key of the released human ranking that orders the board (the first of :func:`human_columns`
     that ranks some row), or None."""
-    return next((key for key, _name in HUMAN_RANKINGS
-                 if board.get(key) and any(_human_rank(r, key) for r in board["rows"])), None)
+    return next((c.key for c in human_columns(board)
+                 if board.get(c.key) and any(_human_rank(r, c.key) for r in board["rows"])), None)
 
 
 def order_by_human(board: dict) -> dict:
     """The board ordered and highlighted by its released human ranking, if any.
 
-    With several (an MQM and a rubric campaign on one test set), MQM orders it
-    (:data:`HUMAN_RANKINGS`); ``order_by`` names the one that does. The human ranking
+    With several (e.g. an MQM and a rubric campaign on one test set), the first protocol's
+    orders it (:func:`human_columns`); ``order_by`` names the one that does. The human ranking
     ranks all systems together; the page keeps its groups (in the WMT order), and within
     each group the systems the human evaluation ranked come by their human rank (best
     first), then the others in the automatic order. ``top`` marks the primary systems in
@@ -339,15 +345,16 @@ def order_by_human(board: dict) -> dict:
     out = dict(board)
     out["rows"] = rows
     out["order_by"] = key
-    out["order_by_name"] = dict(HUMAN_RANKINGS)[key]
+    out["order_by_name"] = human_names(board)[key]
     out["order_unranked_groups"] = unranked
     return out
 
 
 def human_rankings(board: dict) -> list[dict]:
-    """The released human rankings across all systems on the board (MQM first): key, name, campaign, test."""
+    """The released human rankings across all systems on the board (the protocols' order): key, name,
+    campaign, test."""
     out = []
-    for key, name in HUMAN_RANKINGS:
+    for key, name in human_names(board).items():
         ranking = (board.get(key) or {}).get("ranking")
         if ranking:
             out.append({"key": key, "name": name, "campaign": board[key]["campaign"],
@@ -438,8 +445,10 @@ HUMAN_ROW_FIELDS = ("score", "rank", "rank_range", "cluster")
 def api_rows(board: dict) -> list[dict]:
     """The rows as the API gives them: per metric the score (or why not) and its automatic ``rank_range`` and
     ``cluster`` (None while not computed, or hidden); ``human``: per released human ranking the row's
-    ``score``, ``rank``, ``rank_range`` and ``cluster`` (None outside it); ``mqm`` as before."""
-    keys = [key for key, _name in HUMAN_RANKINGS if board.get(key)]
+    ``score``, ``rank``, ``rank_range`` and ``cluster`` (None outside it); and as before, the part of each
+    protocol whose column has ``api_row_field`` under its key."""
+    keys = [c.key for c in human_columns(board) if board.get(c.key)]
+    fields = board.get("api_row_fields") or []
     return [{"submission_id": r["submission_id"], "team": r["team"], "system": r["system"], "label": r["label"],
              "constrained": r["constrained"], "baseline": r["baseline"], "group": r["group"],
              "document_level": r["document_level"],
@@ -448,13 +457,11 @@ def api_rows(board: dict) -> list[dict]:
                         for k, v in r["scores"].items()},
              "human": {key: ({f: r[key].get(f) for f in HUMAN_ROW_FIELDS} if _human_rank(r, key) else None)
                        for key in keys},
-             "mqm": r.get("mqm")} for r in board["rows"]]
+             **{key: r.get(key) for key in fields}} for r in board["rows"]]
 
 
-#: The MQM columns of the CSV download (present when a human ranking is released): header, field of ``row["mqm"]``;
-#: another human ranking's columns are the same with its name for "MQM".
-MQM_CSV_COLUMNS = [("MQM", "score"), ("MQM rank", "rank"), ("MQM rank range", "rank_range"),
-                   ("MQM cluster", "cluster")]
+#: The columns of the CSV download per released human ranking: header after its name, field of ``row[key]``.
+HUMAN_CSV_COLUMNS = [("", "score"), (" rank", "rank"), (" rank range", "rank_range"), (" cluster", "cluster")]
 
 
 def _number(value) -> str:
@@ -467,17 +474,17 @@ def to_csv(board: dict) -> str:
 
     Rows in the page's order (its groups in the WMT order, within a group the page's
     order), a ``group`` column, numbers in the metric columns (an empty cell where the
-    page says n/a), MQM columns when an MQM ranking is released and "Rubric Σ" columns
-    when a rubric ranking is, no comment lines: the signatures are in :func:`signatures_csv`.
+    page says n/a), a released human ranking's columns under its name (e.g. "MQM", "MQM
+    rank", ...), no comment lines: the signatures are in :func:`signatures_csv`.
     """
     out = io.StringIO()
     writer = csvsafe.writer(out)
     keys = [c["key"] for c in board["columns"]]
-    human = [(key, name) for key, name in HUMAN_RANKINGS
-             if board.get(key) is not None and (key == "mqm" or board[key].get("ranking"))]
+    human = [(c.key, c.name) for c in human_columns(board)
+             if board.get(c.key) is not None and (c.shown_without_ranking or board[c.key].get("ranking"))]
     writer.writerow(["group", "team", "system", "label", "constrained", "baseline", "submission_id",
                      *[c["name"] for c in board["columns"]],
-                     *[name + h[3:] for _key, name in human for h, _f in MQM_CSV_COLUMNS]])
+                     *[name + h for _key, name in human for h, _f in HUMAN_CSV_COLUMNS]])
     for group in grouped(board):
         for r in group["rows"]:
             cells = [r["group"], r["team"], r["system"], r["label"],
@@ -486,7 +493,7 @@ def to_csv(board: dict) -> str:
             for key, _name in human:   # empty cells for a system outside the human evaluation
                 place = r.get(key) or {}
                 cells += [_number(place.get("score")),
-                          *["" if place.get(f) is None else place[f] for _h, f in MQM_CSV_COLUMNS[1:]]]
+                          *["" if place.get(f) is None else place[f] for _h, f in HUMAN_CSV_COLUMNS[1:]]]
             writer.writerow(cells)
     return out.getvalue()
 

@@ -13,6 +13,7 @@ from sqlalchemy import delete, insert, select
 
 from humaneval.errors import HumanEvalInputError
 from humaneval.rubric import DEFAULT_RUBRIC, PHENOMENA_FILE, PhenomenaError, load_rubric, parse_phenomena
+from humaneval.rubric.phenomena import TESTSET_RUBRIC_FIELD
 from humaneval.rubric.phenomena import Phenomenon as TaggedSegment
 from scoring.testset import TestSet as ScoringTestSet
 
@@ -22,7 +23,7 @@ from . import ServiceError
 
 
 def rubric_dimensions(meta: dict) -> tuple[str, ...]:
-    name = meta.get("rubric") or DEFAULT_RUBRIC
+    name = meta.get(TESTSET_RUBRIC_FIELD) or DEFAULT_RUBRIC
     try:
         return load_rubric(str(name)).keys
     except HumanEvalInputError as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from scoring import tables
 
 from . import NotFound
-from .leaderboard import HUMAN_RANKINGS
+from .leaderboard import human_columns
 
 #: (p-value bound, mark), strictest first
 MARKS = [(0.001, "***"), (0.01, "**"), (0.05, "*")]
@@ -27,9 +27,13 @@ def _all_rows(board: dict) -> None:
         raise NotFound("rankings (not released yet)")
 
 
-#: the head-to-head choice (and paper table ``which``) of each human ranking: MQM keeps its old key "human"
-HUMAN_CHOICES = {"mqm": "human", "rubric": "human-rubric"}
-CHOICE_RANKING = {choice: key for key, choice in HUMAN_CHOICES.items()}
+#: the head-to-head choice (and paper table ``which``) of the human ranking that orders the board
+ORDERING_CHOICE = "human"
+
+
+def choice_rankings(board: dict) -> dict[str, str]:
+    """{head-to-head choice / paper table ``which``: protocol key} of the board's human rankings."""
+    return {c.choice: c.key for c in human_columns(board)}
 
 
 def _released(board: dict, key: str) -> dict | None:
@@ -38,13 +42,13 @@ def _released(board: dict, key: str) -> dict | None:
 
 
 def metric_choices(board: dict) -> list[dict]:
-    """The head-to-head page's choices: the released human rankings (MQM first), then every metric with
-    clusters."""
+    """The head-to-head page's choices: the released human rankings (in the protocols' order), then every
+    metric with clusters."""
     _all_rows(board)
     out = []
-    for key, _name in HUMAN_RANKINGS:
-        if _released(board, key):
-            out.append({"key": HUMAN_CHOICES[key], "name": board[key]["ranking"]["name"] + " (human)"})
+    for c in human_columns(board):
+        if _released(board, c.key):
+            out.append({"key": c.choice, "name": board[c.key]["ranking"]["name"] + " (human)"})
     for c in board["columns"]:
         if "order" in board["auto"]["metrics"].get(c["key"], {}):
             out.append({"key": c["key"], "name": c["name"]})
@@ -55,8 +59,9 @@ def head_to_head(board: dict, metric: str) -> dict:
     """The matrix of one metric (a column key, or ``"human"``): systems best first; cell (row, column): the
     score difference row − column, its p-value and mark, and ``win``/``loss`` when significant."""
     _all_rows(board)
-    if metric in CHOICE_RANKING:
-        return _human_matrix(board, CHOICE_RANKING[metric])
+    choices = choice_rankings(board)
+    if metric in choices:
+        return _human_matrix(board, choices[metric])
     column = next((c for c in board["columns"] if c["key"] == metric), None)
     auto = board["auto"]["metrics"].get(metric) if column else None
     if auto is None or "order" not in auto:
@@ -125,12 +130,12 @@ def automatic_rows(board: dict) -> list[dict]:
 
 
 def human_ranking(board: dict, which: str = "human") -> dict:
-    """The ranking of the human table ``which``: "human" is the one that orders the board (MQM, else the
-    rubric's), "human-rubric" the rubric's."""
+    """The ranking of the human table ``which``: "human" is the first released one (the one that orders
+    the board), another choice that protocol's (:attr:`LeaderboardColumn.choice`)."""
     _all_rows(board)
-    key = CHOICE_RANKING.get(which)
-    if which == "human":
-        key = next((k for k, _name in HUMAN_RANKINGS if _released(board, k)), None)
+    key = choice_rankings(board).get(which)
+    if which == ORDERING_CHOICE:
+        key = next((c.key for c in human_columns(board) if _released(board, c.key)), None)
     ranking = _released(board, key) if key else None
     if not ranking:
         raise NotFound("released human ranking across all systems")
@@ -148,7 +153,7 @@ def table(board: dict, which: str, fmt: str) -> str:
             return tables.latex_automatic(rows, metrics, caption=f"Automatic evaluation, {caption}.{note}",
                                           label=f"tab:automatic-{board['testset_id']}")
         return tables.csv_automatic(rows, metrics)
-    if which in CHOICE_RANKING:
+    if which == ORDERING_CHOICE or which in choice_rankings(board):
         ranking = human_ranking(board, which)
         if fmt == "tex":
             return tables.latex_human(ranking["rows"], name=ranking["name"],

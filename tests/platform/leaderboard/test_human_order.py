@@ -98,6 +98,7 @@ def test_released_human_ranking_orders_and_highlights_the_leaderboard(app, tmp_p
 
 
 def test_order_by_human_is_pure_and_keeps_unranked_groups():
+    from enface.campaigns.contract import LeaderboardColumn
     from enface.services.leaderboard import order_by_human
 
     def row(sid, system, group, bleu, mqm=None, top=False):
@@ -118,6 +119,8 @@ def test_order_by_human_is_pure_and_keeps_unranked_groups():
     board = {"sort_metric": "bleu", "order_by": "bleu", "rows": rows}
     assert order_by_human(board) is board            # no human ranking: nothing changes
     board["mqm"] = {"campaign": {"name": "X"}}
+    assert order_by_human(board) is board            # a part with no column declared for it: nothing changes
+    board["human_columns"] = [LeaderboardColumn(name="MQM", choice="human", head="", cell="", ranking="", key="mqm")]
     out = order_by_human(board)
     assert [r["system"] for r in out["rows"]] == ["c", "e", "a", "d", "b"]
     assert [r["system"] for r in out["rows"] if r.get("top")] == ["c", "e", "b"]

@@ -108,10 +108,13 @@ def test_workers_answer_on_their_queues(database_url, tmp_path):
     try:
         platform.start_worker()
         env = {**{k: v for k, v in platform.env.items() if k.startswith("ENFACE_")}, "ENFACE_SECRET_KEY": STRONG}
-        # the llm check fails only when the timeout runs out: 45 s leaves the cpu,gpu worker time to start
-        result = doctor(env, "--timeout", "45")
+        # first until the cpu,gpu worker has started (the check returns as soon as it answers) ...
+        started = doctor(env, "--queues", "cpu,gpu", "--timeout", "45")
+        # ... then every queue: the llm check fails only when its timeout runs out, so a short one
+        result = doctor(env, "--timeout", "3")
     finally:
         platform.stop_all()
+    assert lines(started.output)["workers (cpu)"] == "ok", started.output
     found = lines(result.output)
     assert found["workers (cpu)"] == found["workers (gpu)"] == "ok", result.output
     assert found["workers (llm)"] == "FAIL" and "enface worker -Q llm" in result.output

@@ -33,7 +33,7 @@ def _items(app, cid):
     from enface.judges.running import tasks_of
 
     with app.app_context():
-        return [t["item"] for _i, t in tasks_of(svc.get_campaign(cid))]
+        return [t.item for _i, t in tasks_of(svc.get_campaign(cid))]
 
 
 def test_organizer_tests_fixes_reads_and_deletes_a_judge(db_template, tmp_path):

@@ -38,10 +38,10 @@ def test_rubric_items_are_judged_per_phenomenon_and_counted_as_a_rater(world):
         tasks = tasks_of(campaign)
         phenomena = sum(len(item_phenomena(i, ("idiom", "ambiguity", "terminology", "tense", "zero_pronoun",
                                                 "cultural_safety"))) for i in campaign.items)
-        items = [t["item"] for _i, t in tasks]
+        items = [t.item for _i, t in tasks]
     assert len(tasks) == phenomena > 0
-    assert all(t["kind"] == "score" and t["rubric"]["key"] == t["item"]["dimension"] for _i, t in tasks)
-    assert all(t["item"]["translation"] and t["item"]["source"] and t["item"]["requirement"] for _i, t in tasks)
+    assert all(t.kind == "score" and t.scale["key"] == t.item["dimension"] for _i, t in tasks)
+    assert all(t.item["translation"] and t.item["source"] and t.item["requirement"] for _i, t in tasks)
     with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as server:
         jid = _judge(world, cid, server.base_url, concurrency=4)
         with world.ctx():
@@ -51,7 +51,7 @@ def test_rubric_items_are_judged_per_phenomenon_and_counted_as_a_rater(world):
         judge = db.session.get(Judge, jid)
         stored = db.session.scalars(select(Response).join(Assignment).where(
             Assignment.annotator_id == judge.annotator_id)).all()
-        assert len(stored) == len(tasks) and {r.key for r in stored} == {t["key"] for _i, t in tasks}
+        assert len(stored) == len(tasks) and {r.key for r in stored} == {t.key for _i, t in tasks}
         results = protocol_of("rubric").results(svc.get_campaign(cid), organizer=True)
         export = protocol_of("rubric").export(svc.get_campaign(cid), "csv")
         rater = f"rater{judge.annotator.position}"
@@ -83,7 +83,7 @@ def test_dashboard_panel_and_side_by_side_with_humans(world):
     from enface.judges.running import tasks_of
 
     with world.ctx():
-        items = [t["item"] for _i, t in tasks_of(svc.get_campaign(cid))]
+        items = [t.item for _i, t in tasks_of(svc.get_campaign(cid))]
     with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as server:
         jid = _judge(world, cid, server.base_url, mode="single")
         with world.ctx():

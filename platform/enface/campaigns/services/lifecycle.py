@@ -6,6 +6,7 @@ import json
 import random
 import secrets
 from collections import defaultdict
+from dataclasses import replace
 
 from sqlalchemy import func, select
 
@@ -15,8 +16,9 @@ from ...extensions import db
 from ...models import utcnow
 from ...services import NotFound
 from .. import assignment
+from ..discovery import default_protocol
 from ..models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item, ItemVersion, Response
-from ..protocol import ItemPlan, protocol_of
+from ..protocol import PROTOCOLS, ItemPlan, protocol_of
 from .common import bad
 
 
@@ -290,8 +292,9 @@ def _bump_leaderboard(testset_id: int) -> None:
     bump_scores_version(db.session, testset_id)
 
 
-def released_campaign(testset_id: int, protocol: str = "mqm") -> Campaign | None:
-    """The latest released campaign of a protocol for a test set."""
+def released_campaign(testset_id: int, protocol: str | None = None) -> Campaign | None:
+    """The latest released campaign of a protocol (None: the default protocol) for a test set."""
+    protocol = protocol or default_protocol().key
     return db.session.scalar(select(Campaign).where(Campaign.testset_id == testset_id, Campaign.state == "released",
                                                     Campaign.protocol == protocol)
                              .order_by(Campaign.released_at.desc(), Campaign.id.desc()).limit(1))
@@ -300,21 +303,32 @@ def released_campaign(testset_id: int, protocol: str = "mqm") -> Campaign | None
 def attach_to_leaderboard(board: dict) -> dict:
     """Asks each protocol with a released campaign on this test set for its leaderboard part.
 
-    A protocol's part lands in ``board[key]`` and, per submission, in ``row[key]`` (MQM:
-    the column and the human ranking). Protocols without a released campaign give None.
+    A protocol's part lands in ``board[key]`` and, per submission, in ``row[key]`` (e.g. its
+    column and its human ranking); ``board["human_columns"]``: the
+    :class:`~enface.campaigns.contract.LeaderboardColumn` of each protocol that gave one, in
+    the protocols' order; ``board["api_row_fields"]``: the keys the API's rows always carry.
+    Protocols without a released campaign give None.
     """
-    keys = db.session.scalars(select(Campaign.protocol).where(Campaign.testset_id == board["testset_id"],
-                                                              Campaign.state == "released").distinct()).all()
-    for key in sorted(set(keys) | {"mqm"}):
+    keys = set(db.session.scalars(select(Campaign.protocol).where(Campaign.testset_id == board["testset_id"],
+                                                                  Campaign.state == "released").distinct()))
+    always = [p.key for p in PROTOCOLS.values() if p.leaderboard_column and p.leaderboard_column.api_row_field]
+    columns = []
+    for key in sorted(keys & set(PROTOCOLS) | set(always)):
+        protocol = protocol_of(key)
         camp = released_campaign(board["testset_id"], key)
-        info = protocol_of(key).leaderboard(camp) if camp is not None and camp.results else None
+        info = protocol.leaderboard(camp) if camp is not None and camp.results else None
         board[key] = info
         if info:
             board.setdefault("human_keys", []).append(key)
+            if protocol.leaderboard_column is not None:
+                columns.append(replace(protocol.leaderboard_column, key=key))
         if info and info.get("ranking"):
             info["ranking"] = _mark_switched(info["ranking"], board.get("rows", []))
         for row in board.get("rows", []):
             row[key] = info["by_submission"].get(row["submission_id"]) if info else None
+    order = list(PROTOCOLS)
+    board["human_columns"] = sorted(columns, key=lambda c: order.index(c.key))
+    board["api_row_fields"] = always
     return board
 
 

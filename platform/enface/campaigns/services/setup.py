@@ -16,6 +16,7 @@ from ...services import NotFound
 from ...services.accounts import check_text
 from ...services.testsets import scoring_testset
 from .. import sampling
+from ..discovery import default_protocol
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
 from ..protocol import PROTOCOLS, protocol_of
 from .common import ELIGIBLE_STATES, MAX_REDUNDANCY, MAX_SEED, bad, whole_number
@@ -90,7 +91,7 @@ class CampaignInput:
 
     name: str
     submission_ids: list[int]
-    protocol: str = "mqm"
+    protocol: str = ""               # "" = the default protocol (enface.campaigns.discovery)
     settings: dict[str, Any] = field(default_factory=dict)
     references: list[int] = field(default_factory=list)     # 1 and/or 2: references evaluated as versions
     # The versions' order, when it matters (a reader study's version 1 and 2): "ref1", "sub12", ...;
@@ -109,10 +110,11 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
                     docs: list[sampling.DocInfo] | None = None) -> Campaign:
     """``docs``: the test set's :func:`testset_docs`, when the caller has them already."""
     name = check_text(data.name, "name", max_len=200)
-    if data.protocol not in PROTOCOLS:
-        raise bad("invalid_field", f"unknown protocol {data.protocol!r} (known: {', '.join(sorted(PROTOCOLS))})",
+    key = data.protocol or default_protocol().key
+    if key not in PROTOCOLS:
+        raise bad("invalid_field", f"unknown protocol {key!r} (known: {', '.join(sorted(PROTOCOLS))})",
                   field="protocol")
-    protocol = protocol_of(data.protocol)
+    protocol = protocol_of(key)
     settings = protocol.clean_settings(dict(data.settings or {}), ts)
     strategy = data.strategy or protocol.strategies[0]
     if strategy not in STRATEGIES or strategy not in protocol.strategies:

@@ -5,19 +5,22 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from markupsafe import Markup
+
 import mqm
 from mqm.words import MODES as WORD_MODES
 from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
 from ...campaigns import reading
+from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
-from . import attention
+from . import attention, cli
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -32,7 +35,13 @@ class MQMProtocol(Protocol):
     title = "MQM error annotation"
     description = ("Annotators mark error spans with a category and a severity (WMT 2023 literary, Google MQM); "
                    "scores feed the official human ranking.")
+    order = 0      # the default protocol; its ranking (WMT's official one) orders the board first
     strategies = ("redundancy", "document")
+    options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(
+        name="MQM", choice="human", head="mqm/_lb_head.html", cell="mqm/_lb_cell.html",
+        ranking="mqm/_lb_ranking.html", shown_without_ranking=True, api_row_field=True,
+        precedence_note=Markup("MQM, WMT's official ranking, orders the board."))   # (our text: an apostrophe as is)
     item_template = "mqm/item.html"
     dashboard_template = "mqm/dashboard.html"
     results_template = "mqm/results.html"
@@ -128,6 +137,12 @@ class MQMProtocol(Protocol):
         res = svc.results_for(campaign)
         chart = svc.error_chart(res, svc.get_scheme(svc.scheme_name(campaign))) if res and res.get("errors") else None
         return {"results": res, "chart": chart}
+
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.cli_status(campaign, as_json)
 
     # -- the start ------------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:

@@ -10,9 +10,9 @@ from ...campaigns.views import is_organizer, organizer_required, readable
 from . import services as svc
 
 # Its routes keep the core's URLs (the marks API under /annotate/api/, the results under /campaigns/); its
-# templates (mqm/...) and static files (mqm.js, mqm.css) are its own, the static files under /protocols/mqm/static/.
-bp = Blueprint("mqm", __name__, static_folder="static", static_url_path="/protocols/mqm/static",
-               template_folder="templates")
+# static files (mqm.js, mqm.css) are served under /protocols/mqm/static/ (its templates, mqm/..., the app's
+# loader finds in its templates/ folder).
+bp = Blueprint("mqm", __name__, static_folder="static", static_url_path="/protocols/mqm/static")
 
 
 @bp.put("/annotate/api/items/<public_id>/marks/<uuid>")

@@ -29,7 +29,7 @@ from ...campaigns.services import (
 )
 from ...services import is_ascii_int
 from ...services.accounts import check_text
-from . import exports, page, responses, results, stages, texts
+from . import cli, exports, page, responses, results, stages, texts
 from .design import DEFAULTS, STAGES, blind_words_in, chunk_plan, default_guidelines, make_plan
 
 
@@ -38,7 +38,9 @@ class ReaderProtocol(Protocol):
     title = "Reader study (LAIT)"
     description = ("Readers read two versions of a book excerpt, answer questionnaires, then compare ~300-word "
                    "chunks side by side with good/poor highlights (counterbalanced, time-locked second part).")
+    order = 10
     strategies = ("pairs",)
+    options = cli.OPTIONS
     item_template = "reader/item.html"
     locked_template = "reader/item.html"
     list_template = "reader/_list.html"
@@ -52,6 +54,12 @@ class ReaderProtocol(Protocol):
         from .views import bp  # (Flask routes: imported when the app is built)
 
         return bp
+
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.cli_status(self, campaign, as_json)
 
     # -- settings ---------------------------------------------------------------------------------------
     def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:

@@ -9,31 +9,39 @@ import click
 
 from humaneval.errors import HumanEvalInputError
 from humaneval.rubric import load_rubric
+from scoring.human_ranking import TESTS
 
 from ...campaigns import services as svc
-from ...campaigns.protocol import protocol_of
+from ...campaigns.options import CreateRequest, Option
 from ...campaigns.services import bad
-from ...services import testsets
+from .settings import DEFAULTS
+
+OPTIONS = (
+    Option("rubric", str, DEFAULTS["rubric"], "a shipped rubric's name or a rubric JSON file"),
+    Option("hide_reference", bool, False, "do not show annotators the reference"),
+    Option("significance_test", str, DEFAULTS["significance_test"], "paired test of the official human ranking: "
+           "Wilcoxon signed-rank (WMT) or approximate randomisation", choices=tuple(TESTS)),
+)
 
 
-def create_rubric_campaign(testset_id: int, name: str, systems, redundancy: int, strategy: str, ranges,
-                           seed: int | None, instructions: str, rubric: str, show_reference: bool,
-                           significance_test: str = "wilcoxon"):
-    """Creates the draft; ``rubric`` is a shipped rubric's name or a rubric file (read here, checked by the protocol)."""
-    ts = testsets.get_testset(testset_id)
+def cli_create(protocol, ts, request: CreateRequest):
+    """The draft; ``--rubric`` is a shipped rubric's name or a rubric file (read here, checked by the protocol)."""
+    opts = request.options or {}
+    rubric = opts["rubric"]
     if rubric.endswith(".json") or Path(rubric).is_file():
         try:
             rubric = load_rubric(Path(rubric)).to_dict()   # errors name the file and the field
         except HumanEvalInputError as exc:
             raise bad("invalid_field", f"rubric: {exc}", field="rubric") from None
-    ids = list(systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
-    data = protocol_of("rubric").campaign_input(
-        name=name, submission_ids=ids, redundancy=redundancy, strategy=strategy, ranges="\n".join(ranges),
-        instructions=instructions, rubric=rubric, show_reference=show_reference, seed=seed,
-        significance_test=significance_test, testset=ts)
+    ids = list(request.systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
+    data = protocol.campaign_input(
+        name=request.name, submission_ids=ids, redundancy=request.redundancy, strategy=request.strategy,
+        ranges="\n".join(request.ranges), instructions=request.instructions, rubric=rubric,
+        show_reference=not opts["hide_reference"], seed=request.seed,
+        significance_test=opts["significance_test"], testset=ts)
     campaign = svc.create_campaign(None, ts, data)
-    click.echo(f"campaign {campaign.id}: rubric, {len(campaign.systems)} systems, documents {', '.join(campaign.ranges)}")
-    click.echo(campaign.id)
+    return campaign, (f"campaign {campaign.id}: {protocol.key}, {len(campaign.systems)} systems, documents "
+                      f"{', '.join(campaign.ranges)}")
 
 
 def rubric_status(campaign, as_json: bool) -> None:

@@ -8,15 +8,14 @@ requirement, and the matched dimension of the campaign's rubric.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ...campaigns.contract import JudgeTask
 from ...campaigns.models import Item
 from .responses import KIND
 from .settings import campaign_rubric
 from .texts import context_text, item_phenomena, output_text, segment
 
 
-def judge_tasks(item: Item) -> list[dict[str, Any]]:
+def judge_tasks(item: Item) -> list[JudgeTask]:
     campaign = item.campaign
     rubric = campaign_rubric(campaign)
     seg = segment(item.document_id, item.seg_start)
@@ -36,6 +35,6 @@ def judge_tasks(item: Item) -> list[dict[str, Any]]:
             task_item["context"] = p.context or context
         if reference:
             task_item["reference"] = reference
-        tasks.append({"kind": KIND, "key": str(p.id), "item": task_item,
-                      "rubric": rubric.dimension(p.dimension).to_dict()})
+        tasks.append(JudgeTask(kind=KIND, key=str(p.id), item=task_item,
+                               scale=rubric.dimension(p.dimension).to_dict()))
     return tasks

@@ -14,6 +14,7 @@ from typing import Any
 from humaneval.rubric import available_rubrics
 from scoring.human_ranking import TESTS
 
+from ...campaigns.contract import JudgeTask, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -27,7 +28,7 @@ from ...campaigns.services import (
 from ...campaigns.services.ranking import significance_test
 from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
-from . import page, responses, results
+from . import cli, page, responses, results
 from .settings import DEFAULTS, campaign_rubric, clean_settings
 from .texts import output_text
 
@@ -42,7 +43,11 @@ class RubricProtocol(Protocol):
     title = "Rubric (DITING phenomena)"
     description = ("Annotators score tagged phenomena (idioms, ambiguity, terminology, tense, zero pronouns, "
                    "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
+    order = 20
     strategies = ("redundancy", "document")
+    options = cli.OPTIONS
+    leaderboard_column = LeaderboardColumn(name="Rubric Σ", choice="human-rubric", head="rubric/_lb_head.html",
+                                           cell="rubric/_lb_cell.html", ranking="rubric/_lb_ranking.html")
     item_template = "rubric/item.html"
     list_template = "rubric/_list.html"
     dashboard_template = "rubric/dashboard.html"
@@ -122,6 +127,12 @@ class RubricProtocol(Protocol):
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         return {"results": self.results(campaign), "rubric": campaign_rubric(campaign)}
 
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.rubric_status(campaign, as_json)
+
     # -- the start ----------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
         """One item per tagged segment (within the campaign's ranges) and system."""
@@ -193,7 +204,12 @@ class RubricProtocol(Protocol):
     def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
         return results.leaderboard_part(campaign)
 
-    def judge_tasks(self, item: Item) -> list[dict[str, Any]]:
+    def metric_providers(self):
+        from .meta import judge_metrics  # (LLM judges against the humans, like metrics)
+
+        return [judge_metrics]
+
+    def judge_tasks(self, item: Item) -> list[JudgeTask]:
         from .judging import judge_tasks  # (LLM judges, enface.judges: one task per phenomenon)
 
         return judge_tasks(item)

@@ -1,0 +1,89 @@
+"""Finding the installed protocols: the ``enface.protocols`` entry-point group (like pytest's plug-ins).
+
+A protocol is a distribution that declares, in its metadata, an entry point of the
+group ``enface.protocols`` whose name is the protocol's key and whose value is its
+:class:`~enface.campaigns.protocol.Protocol` object (or class, or a module with a
+``PROTOCOL``). Enface's own protocols are declared the same way in ``pyproject.toml``;
+a third-party one is one ``pip install``. Loading an entry point imports the protocol's
+module, which imports its own tables (there is no compulsory ``models.py``).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+
+from .protocol import PROTOCOLS, Protocol, register
+
+GROUP = "enface.protocols"
+
+
+class ProtocolsMissing(RuntimeError):
+    """No protocol is declared in the installed metadata: the install is stale or incomplete."""
+
+
+def _protocol_object(ep: EntryPoint) -> Protocol:
+    obj = ep.load()
+    if isinstance(obj, ModuleType):
+        obj = getattr(obj, "PROTOCOL", None)
+    if isinstance(obj, type) and issubclass(obj, Protocol):
+        obj = obj()
+    if not isinstance(obj, Protocol):
+        raise TypeError(f"the entry point {ep.name} = {ep.value!r} of the group {GROUP} is not a Protocol "
+                        f"(a Protocol object, a subclass, or a module with PROTOCOL)")
+    if obj.key != ep.name:
+        raise ValueError(f"the entry point {ep.name} = {ep.value!r} gives the protocol {obj.key!r}: "
+                         f"an entry point's name is its protocol's key")
+    return obj
+
+
+def load_protocols() -> dict[str, Protocol]:
+    """Imports and registers every installed protocol; the registry (:data:`PROTOCOLS`).
+
+    Raises :class:`ProtocolsMissing` when the metadata declares none: the package was
+    installed before the entry points existed (or not at all), and ``make install``
+    (``pip install -e .``) writes them.
+    """
+    found = entry_points(group=GROUP)
+    if not found:
+        raise ProtocolsMissing(f"no human-evaluation protocol is installed: the package metadata declares no "
+                               f"entry point in the group {GROUP!r} (stale install metadata). Run `make install` "
+                               f"(or `pip install -e .` in the repository) to write it.")
+    seen: set[str] = set()
+    for ep in sorted(found, key=lambda e: e.name):
+        if ep.name in seen:   # the same distribution seen twice on sys.path: the first one counts
+            continue
+        seen.add(ep.name)
+        if ep.name not in PROTOCOLS:
+            register(_protocol_object(ep))
+    return PROTOCOLS
+
+
+def default_protocol() -> Protocol:
+    """The protocol the pages and the CLI offer first (the lowest :attr:`Protocol.order`)."""
+    return next(iter(load_protocols().values()))
+
+
+def template_folders() -> list[str]:
+    """Each protocol's own ``templates/`` folder (beside its module): found by the app's template loader,
+    so that a protocol carries its pages and partials without a blueprint."""
+    folders = []
+    for protocol in PROTOCOLS.values():
+        folder = protocol.folder() / "templates"
+        if folder.is_dir():
+            folders.append(str(folder))
+    return folders
+
+
+def init_app(app) -> None:
+    """Loads the protocols, mounts their blueprints and adds their template folders to the app's loader."""
+    from jinja2 import ChoiceLoader, FileSystemLoader
+
+    load_protocols()
+    for protocol in PROTOCOLS.values():
+        if protocol.blueprint is not None and protocol.blueprint.name not in app.blueprints:
+            app.register_blueprint(protocol.blueprint)
+    folders = [f for f in template_folders() if Path(f).is_dir()]
+    if folders:
+        app.jinja_loader = ChoiceLoader([app.jinja_loader, FileSystemLoader(folders)])

@@ -1,0 +1,76 @@
+"""A protocol's own creation options, declared once as data: ``enface campaign create`` turns them into
+command-line options and the new-campaign page into form fields (the protocol's :attr:`Protocol.options`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a protocol's campaigns.
+
+    ``name`` is the Python name (the value's key in what the protocol gets); ``flag`` the
+    command-line spelling (default ``--`` + the name with dashes). ``type`` is ``str``,
+    ``int``, ``float``, ``bool`` (a flag) or ``"file"`` (a path on the command line whose
+    text the protocol reads; a text area on the page).
+    """
+
+    name: str
+    type: Any = str
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+    flag: str = ""
+    multiple: bool = False
+    metavar: str | None = None
+    label: str = ""         # the form field's label (default: the name, spaced)
+
+    @property
+    def cli_flag(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def form_label(self) -> str:
+        return self.label or self.name.replace("_", " ").capitalize()
+
+    def shape(self) -> tuple:
+        """What two protocols declaring the same option must agree on (one command-line option serves both)."""
+        return (self.cli_flag, self.type, self.choices, self.multiple)
+
+    def from_form(self, posted) -> Any:
+        """The value posted by the new-campaign page (the default when the field is empty)."""
+        if self.multiple:
+            return [v for v in posted.getlist(self.name) if v.strip()]
+        raw = posted.get(self.name, "")
+        if self.type is bool:
+            return raw not in ("", "0", "off", "false")
+        if raw.strip() == "":
+            return self.default
+        return raw.strip() if self.type in (int, float) else raw   # (checked by the protocol's clean_settings)
+
+
+def defaults(options: tuple[Option, ...]) -> dict[str, Any]:
+    return {o.name: o.default for o in options}
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """What ``enface campaign create`` was given: the options every protocol takes, and the chosen
+    protocol's own (``options``: its defaults where not given; ``given``: the names given)."""
+
+    testset_id: int
+    name: str
+    systems: tuple[int, ...] = ()
+    ranges: tuple[str, ...] = ()
+    strategy: str = ""
+    redundancy: int = 1
+    seed: int | None = None
+    instructions: str = ""
+    options: dict[str, Any] | None = None
+    given: frozenset[str] = frozenset()
+
+    def option(self, name: str) -> Any:
+        return (self.options or {}).get(name)
