@@ -13,8 +13,15 @@ Sessions are minted in-process (a test client logging each annotator in) because
 server's login rate limit would, rightly, refuse 20 logins a minute from one address;
 the cookies are then used against the server, signed with the same secret.
 
+With ``--page esa`` the same annotators also work on an ESA^AI campaign of the same test set
+(bench/annotation_esa.py: the ESA document page's saves, one answer record per segment with
+pre-filled suggestions kept, edited or deleted), run in the same server right after the MQM
+page in each phase, and the bench prints the ratio of ESA's save p99 to MQM's (the document
+page users run today); it exits 1 when either side measured nothing.
+
 Usage: python bench/annotation.py [--annotators 20] [--saves 60] [--workers 2] [--threads 8]
-                                  [--server gunicorn|werkzeug] [--json bench/out/annotation.json]
+                                  [--page mqm|esa] [--server gunicorn|werkzeug]
+                                  [--json bench/out/annotation.json]
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ DEMO = ROOT / "data" / "demo"
 PASSWORD = "bench password 123"
 
 
-def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict]]:
+def setup(data_dir: Path, n_annotators: int, seed: int, esa: bool = False) -> tuple[dict, list[dict]]:
     """Database, test set, systems, campaign, annotators; returns (env, [{email, items}])."""
     from enface import create_app
     from enface.campaigns import services as svc
@@ -90,18 +97,23 @@ def setup(data_dir: Path, n_annotators: int, seed: int) -> tuple[dict, list[dict
             anns = [User(email=f"ann{i:02d}@bench.example", role="annotator", password_hash=cheap)
                     for i in range(n_annotators)]
             db.session.add_all(anns)
+        ranges = "\n".join(f"{doc}:1-{n // 2}\n{doc}:{n // 2 + 1}-{n}" for doc, n in sources.items())
         camp = svc.create_campaign(org, ts, svc.CampaignInput(
             name="Bench MQM", submission_ids=subs, redundancy=2, settings={"attention_share": 0.1},
-            ranges="\n".join(f"{doc}:1-{n // 2}\n{doc}:{n // 2 + 1}-{n}" for doc, n in sources.items()),
-            seed=seed))
+            ranges=ranges, seed=seed))
         for user in anns:
             svc.add_annotator(camp, user)
         svc.start_campaign(svc.get_campaign(camp.id))
+        esa_items = {}
+        if esa:
+            from annotation_esa import setup_esa
+
+            esa_items = setup_esa(org, ts, subs, anns, ranges, seed)
         for user in anns:
             items = [{"id": a.public_id, "segments": a.item.num_segments,
                       "targets": [s["target"] for s in mqm_svc.segment_texts(a)]}
-                     for a in svc.annotator_assignments(user)]
-            users.append({"email": user.email, "items": items})
+                     for a in svc.annotator_assignments(user) if a.item.campaign_id == camp.id]
+            users.append({"email": user.email, "items": items, "esa_items": esa_items.get(user.email, [])})
     # session cookies, minted by logging in through a test client of the same app (same secret)
     for u in users:
         client = app.test_client()
@@ -147,35 +159,60 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.Barrier, out: list, errors: list,
-              think: float = 0.0):
-    """One annotator at work: page, then ``saves`` save requests (marks, edits, deletes, progress),
-    with a random pause of mean ``think`` seconds before each (0: as fast as the server answers)."""
+def open_item(base: str, user: dict, items: list[dict], barrier: threading.Barrier, errors: list):
+    """A session with the annotator's cookies on the first of ``items``' page: (session, headers, item), or None
+    (the error noted and the barrier broken, so that nobody waits for this annotator)."""
     import re
 
     import requests
     from requests.adapters import HTTPAdapter
     from urllib3.util.retry import Retry
 
-    rng = random.Random(seed)
     s = requests.Session()
     # A connection the server closed while idle is retried once, as browsers (and MQM's page) do:
     # every save is idempotent (a UUID and a revision), so a repeated request changes nothing.
     s.mount("http://", HTTPAdapter(max_retries=Retry(total=1, connect=1, read=0, status=0, allowed_methods=None)))
     for k, v in user["cookies"].items():
         s.cookies.set(k, v, domain="127.0.0.1")
-    if not user["items"]:
+    if not items:
         errors.append(f"{user['email']}: no item")
         barrier.abort()
-        return
-    item = user["items"][0]
+        return None
+    item = items[0]
     page = s.get(f"{base}/annotate/item/{item['id']}", timeout=30)
     token = re.search(r'<meta name="csrf-token" content="([^"]+)"', page.text)
     if page.status_code != 200 or not token:
         errors.append(f"{user['email']}: item page {page.status_code}")
         barrier.abort()
+        return None
+    return s, {"X-CSRFToken": token.group(1), "Accept": "application/json"}, item
+
+
+def timed(s, method: str, url: str, body: dict, headers: dict, what: str, errors: list) -> float:
+    """One request's milliseconds, as the client waited for it (anything but a 200 is noted in ``errors``)."""
+    import requests
+
+    t0 = time.perf_counter()
+    try:
+        r = s.request(method, url, json=body, headers=headers, timeout=60)
+        status = r.status_code
+    except requests.RequestException as exc:
+        r, status = None, f"{type(exc).__name__}"
+    ms = (time.perf_counter() - t0) * 1000
+    if status != 200:
+        errors.append(f"{what}: {status} {r.text[:120] if r is not None else ''}".rstrip())
+    return ms
+
+
+def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.Barrier, out: list, errors: list,
+              think: float = 0.0):
+    """One annotator at work: page, then ``saves`` save requests (marks, edits, deletes, progress),
+    with a random pause of mean ``think`` seconds before each (0: as fast as the server answers)."""
+    rng = random.Random(seed)
+    opened = open_item(base, user, user["items"], barrier, errors)
+    if opened is None:
         return
-    headers = {"X-CSRFToken": token.group(1), "Accept": "application/json"}
+    s, headers, item = opened
     api = f"{base}/annotate/api/items/{item['id']}"
     live: list[tuple[str, int, dict]] = []
     times: dict[str, int] = {}
@@ -211,26 +248,20 @@ def annotator(base: str, user: dict, saves: int, seed: int, barrier: threading.B
                     "category": "Accuracy", "subcategory": "Mistranslation", "severity": "Minor", "note": ""}
             live.append((uid, 1, body))
             kind, method, url = "mark", "PUT", f"{api}/marks/{uid}"
-        t0 = time.perf_counter()
-        try:
-            r = s.request(method, url, json=body, headers=headers, timeout=60)
-            status = r.status_code
-        except requests.RequestException as exc:
-            status = f"{type(exc).__name__}"
-        ms = (time.perf_counter() - t0) * 1000
-        if status != 200:
-            errors.append(f"{user['email']} {kind}: {status}")
-        out.append((kind, ms, n))
+        out.append((kind, timed(s, method, url, body, headers, f"{user['email']} {kind}", errors), n))
+
+
+SAVE_KINDS = ("mark", "edit", "delete", "segment")   # MQM's marks; ESA's answer record of a segment
 
 
 def summarize(results: list, errors: list, wall: float, warmup: int) -> dict | None:
     measured = [(k, ms) for k, ms, n in results if n >= warmup]
-    if not measured:
+    saves = [ms for k, ms in measured if k in SAVE_KINDS]
+    if not saves:
         return None
     by_kind: dict[str, list[float]] = {}
     for kind, ms in measured:
         by_kind.setdefault(kind, []).append(ms)
-    saves = [ms for k, ms in measured if k in ("mark", "edit", "delete")]
     every = [ms for _k, ms in measured]
     return {
         "requests": len(results), "measured": len(measured), "errors": len(errors), "wall_s": round(wall, 2),
@@ -296,6 +327,23 @@ def statements_per_request(user: dict) -> dict[str, int]:
     return out
 
 
+def run_phase(base: str, users: list[dict], work, saves: int, seed: int, think: float,
+              warmup: int) -> tuple[dict | None, list[str]]:
+    """Every annotator at once on one page (``work``: :func:`annotator` or the ESA page's); the figures."""
+    results: list[tuple[str, float, int]] = []
+    errors: list[str] = []
+    barrier = threading.Barrier(len(users))
+    threads = [threading.Thread(target=work, args=(base, u, saves, seed * 1000 + i, barrier, results, errors, think),
+                                daemon=True) for i, u in enumerate(users)]
+    wall = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    wall = time.perf_counter() - wall
+    return summarize(results, errors, wall, warmup), errors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--annotators", type=int, default=20)
@@ -304,6 +352,8 @@ def main() -> int:
     ap.add_argument("--think", type=float, default=0.5,
                     help="mean pause (s) between an annotator's saves in the human-paced phase (a person takes "
                          "several seconds per mark: 0.5 s is a stress level); 0 runs the saturation phase only")
+    ap.add_argument("--page", choices=["mqm", "esa"], default="mqm",
+                    help="esa: also the ESA^AI document page, side by side with MQM's, and their p99 ratio")
     ap.add_argument("--server", choices=["gunicorn", "werkzeug"], default="gunicorn")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=8)
@@ -314,7 +364,7 @@ def main() -> int:
 
     data_dir = Path(tempfile.mkdtemp(prefix="enface-bench-annotation-"))
     t0 = time.perf_counter()
-    env, users = setup(data_dir, args.annotators, args.seed)
+    env, users = setup(data_dir, args.annotators, args.seed, esa=args.page == "esa")
     setup_s = time.perf_counter() - t0
     statements = statements_per_request(users[0])
     port = free_port()
@@ -331,35 +381,38 @@ def main() -> int:
     print("SQL statements per request (in-process, BEGIN included): "
           + ", ".join(f"{k} {n}" for k, n in statements.items()))
     failed = False
+    pages = [("mqm", annotator)]
+    if args.page == "esa":
+        from annotation_esa import esa_annotator
+
+        pages.append(("esa", esa_annotator))
     try:
         for name, think in phases:
-            results: list[tuple[str, float, int]] = []
-            errors: list[str] = []
-            barrier = threading.Barrier(len(users))
-            threads = [threading.Thread(target=annotator, args=(base, u, args.saves, args.seed * 1000 + i, barrier,
-                                                                 results, errors, think), daemon=True)
-                       for i, u in enumerate(users)]
-            wall = time.perf_counter()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(timeout=600)
-            wall = time.perf_counter() - wall
-            figures = summarize(results, errors, wall, args.warmup)
-            if figures is None:
-                print(f"bench: no measurement in phase {name} (errors: " + "; ".join(errors[:5]) + ")")
-                return 1
-            report["phases"][name] = {"think_s": think, **figures}
-            failed = failed or bool(errors)
-            label = f"think time {think:g} s (exponential)" if think else "no think time"
-            print(f"\n{name} ({label}): {figures['requests']} requests in {figures['wall_s']} s "
-                  f"({figures['throughput_rps']} requests/s), {figures['errors']} errors")
-            print(f"  save latency (mark, edit, delete): p50 {figures['save_p50_ms']} ms   "
-                  f"p90 {figures['save_p90_ms']} ms   p99 {figures['save_p99_ms']} ms   max {figures['save_max_ms']} ms")
-            for kind, row in figures["by_kind"].items():
-                print(f"    {kind:9} n={row['n']:5}  p50 {row['p50_ms']:7.1f} ms  p99 {row['p99_ms']:7.1f} ms")
-            if errors:
-                print("  errors: " + "; ".join(errors[:10]))
+            for page, work in pages:
+                figures, errors = run_phase(base, users, work, args.saves, args.seed, think, args.warmup)
+                if figures is None:
+                    print(f"bench: no measurement of the {page} page in phase {name} (errors: "
+                          + "; ".join(errors[:5]) + ")")
+                    return 1
+                key = name if page == "mqm" else f"{name} (esa)"
+                report["phases"][key] = {"think_s": think, "page": page, **figures}
+                failed = failed or bool(errors)
+                label = f"think time {think:g} s (exponential)" if think else "no think time"
+                what = "MQM page: mark, edit, delete" if page == "mqm" else "ESA document page: segment records"
+                print(f"\n{name}, {what} ({label}): {figures['requests']} requests in {figures['wall_s']} s "
+                      f"({figures['throughput_rps']} requests/s), {figures['errors']} errors")
+                print(f"  save latency: p50 {figures['save_p50_ms']} ms   p90 {figures['save_p90_ms']} ms   "
+                      f"p99 {figures['save_p99_ms']} ms   max {figures['save_max_ms']} ms")
+                for kind, row in figures["by_kind"].items():
+                    print(f"    {kind:9} n={row['n']:5}  p50 {row['p50_ms']:7.1f} ms  p99 {row['p99_ms']:7.1f} ms")
+                if errors:
+                    print("  errors: " + "; ".join(errors[:10]))
+            if args.page == "esa":
+                esa, mqm = report["phases"][f"{name} (esa)"], report["phases"][name]
+                ratio = esa["save_p99_ms"] / mqm["save_p99_ms"] if mqm["save_p99_ms"] else float("inf")
+                report["phases"][f"{name} (esa)"]["save_p99_ratio_to_mqm"] = round(ratio, 2)
+                print(f"\n{name}: ESA document page save p99 {esa['save_p99_ms']} ms vs the MQM page's "
+                      f"{mqm['save_p99_ms']} ms, side by side in this run: ratio {ratio:.2f}")
     finally:
         stop(proc)
     figures = report

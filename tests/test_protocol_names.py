@@ -26,7 +26,8 @@ CORE = ROOT / "platform" / "enface"
 PROTOCOLS = CORE / "protocols"
 #: the demo commands and data (they create the demo's MQM, reader and rubric campaigns by name)
 EXCEPTIONS = ("platform/enface/commands/demo.py", "platform/enface/commands/demo_judge.py",
-              "platform/enface/commands/demo_phenomena.py", "platform/enface/demo/")
+              "platform/enface/commands/demo_phenomena.py", "platform/enface/commands/demo_esa_ai.py",
+              "platform/enface/demo/")
 SUFFIXES = {".py", ".html", ".js", ".css", ".svg", ".txt", ".json"}
 
 

@@ -1,22 +1,24 @@
-"""Which documents a campaign shows, for every protocol: organizer-written ranges, or a sample.
+"""What a campaign samples, for every protocol: the documents it shows (organizer-written ranges, or a
+sample), and the items that carry an attention check.
 
 No database and no Flask here, so that each rule is tested on plain data:
 
 * :func:`sample_ranges` picks documents (or an excerpt of each) totalling about
   a number of source words, as WMT 2023 did (five documents, ~2,200 words).
 * :func:`parse_ranges` reads organizer-written ranges (``doc`` or ``doc:3-40``).
+* :func:`pick_attention_items` draws the share of items that get an attention check.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from .errors import CampaignError
 
-__all__ = ["CampaignError", "DocInfo", "Range", "parse_ranges", "sample_ranges"]
+__all__ = ["CampaignError", "DocInfo", "Range", "parse_ranges", "pick_attention_items", "sample_ranges"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +108,11 @@ def sample_ranges(docs: Sequence[DocInfo], n_docs: int, target_words: int, count
                     break
         out.append(Range(doc.name, 1, end))
     return out
+
+
+def pick_attention_items(keys: Sequence[Hashable], share: float, seed: int) -> set[Hashable]:
+    """``round(share * len(keys))`` of ``keys`` (at least one when share > 0), chosen at random."""
+    if share <= 0 or not keys:
+        return set()
+    n = min(len(keys), max(1, round(share * len(keys))))
+    return set(random.Random(seed).sample(list(keys), n))

@@ -9,7 +9,7 @@
     enface campaign start CAMPAIGN
     enface campaign rebalance CAMPAIGN
     enface campaign status CAMPAIGN [--json]
-    enface campaign export CAMPAIGN [--format tsv|json|jsonl|csv] [-o FILE]
+    enface campaign export CAMPAIGN [--format FORMAT] [-o FILE]
     enface campaign release CAMPAIGN
 """
 
@@ -138,8 +138,9 @@ def status(campaign_id, as_json):
 
 @campaign.command("export")
 @click.argument("campaign_id", type=int)
-@click.option("--format", "fmt", type=click.Choice(["tsv", "json", "jsonl", "csv"]), default=None,
-              help="one of the campaign's protocol's formats (default: its first; the dashboard lists them)")
+@click.option("--format", "fmt", metavar="FORMAT", default=None,
+              help="one of the campaign's protocol's formats, e.g. tsv, json, jsonl, csv, judgments (default: its "
+                   "first; the dashboard lists them; another is refused with the list)")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
     """The campaign's annotations or answers, in one of its protocol's export formats."""

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ._common import fail, load_app
-from .demo_judge import start_demo_judge, wait_for_demo_judge
+from .demo_esa_ai import demo_esa_ai_campaign
+from .demo_judge import DEMO_ENDPOINT_KEY, start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
 from .serve import Services, prepare
 from .submit import ApiClient, SubmitError, collect_files, wait_for
@@ -130,12 +131,15 @@ def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
             svc.add_annotator(campaign, accounts.get_user_by_email(email))
         svc.start_campaign(svc.get_campaign(campaign.id))
     done, counts = finished_campaign(org, ts, mqm_ids, demo_dir)
+    from ..protocols.bws.demo import demo_bws_campaigns
+
+    bws = demo_bws_campaigns(org, ts, mqm_ids, demo_dir)
     return [f"MQM campaign {mqm.id} started for annotator@demo.enface.org",
             f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
             "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)",
             f"finished MQM campaign {done.id} released: {counts['marks']} error spans by two raters "
             f"({demo_dir / DEMO_FINISHED['annotations']}); see the official ranking and "
-            f"the output browser at /browse/{testset_id}"]
+            f"the output browser at /browse/{testset_id}", *bws]
 
 
 @click.command()
@@ -199,7 +203,8 @@ def demo(host, port, demo_dir, once):
                     update_settings(ts, deadline=ts.deadline, opens_at=ts.opens_at, quota_per_day=ts.quota_per_day,
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
-            made = demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
+            made = (demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
+                    + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0], DEMO_ENDPOINT_KEY))
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()

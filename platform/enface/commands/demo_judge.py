@@ -46,6 +46,7 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
     from ..judges.reports import progress
     from ..judges.running import queue_run, tasks_of
     from ..judges.setup import JudgeInput, add_judge, campaign_judges
+    from .demo_esa_ai import demo_span_rules, point_demo_suggester
     from .demo_phenomena import answered_items, judge_answers
 
     with app.app_context():
@@ -54,6 +55,7 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
             return []
         items = answered_items(tasks_of(campaign), judge_answers(demo_dir))
         script = demo_script(items, api_key=DEMO_ENDPOINT_KEY)
+        script["rules"] += demo_span_rules()      # the ESA^AI campaign's suggester asks the same endpoint
         campaign_id = campaign.id
     script_file = data_dir / "demo-judge-script.json"
     script_file.write_text(json.dumps(script, ensure_ascii=False), encoding="utf-8")
@@ -93,8 +95,9 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
         if p["done"] < p["total"]:
             queue_run(judge)
         judge_id = judge.id
+        suggester = point_demo_suggester(base_url, url)
     return [f"LLM judge {judge_id} on rubric campaign {campaign_id}, debating against the demo's scripted endpoint "
-            f"({base_url}): {url}/campaigns/{campaign_id}/judges/{judge_id}/compare"]
+            f"({base_url}): {url}/campaigns/{campaign_id}/judges/{judge_id}/compare"] + suggester
 
 
 def wait_for_demo_judge(app, timeout: float = 180) -> None:
@@ -107,8 +110,10 @@ def wait_for_demo_judge(app, timeout: float = 180) -> None:
             from sqlalchemy import select
 
             from ..extensions import db
+            from .demo_esa_ai import demo_suggester_states
 
             states = db.session.scalars(select(Judge.state).where(Judge.demo.is_(True))).all()
+            states += demo_suggester_states()
         if all(s in ("done", "failed", "idle") for s in states):
             return
         time.sleep(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from enface.campaigns import sampling
 from enface.protocols.mqm import attention
 
 
@@ -43,9 +44,9 @@ def test_attention_skips_segments_too_short_and_picks_share():
     assert seg == 2
     assert attention.choose_attention(["Yes.", "Oh"], "words", random.Random(0)) is None
     keys = list(range(40))
-    assert len(attention.pick_attention_items(keys, 0.1, 1)) == 4
-    assert len(attention.pick_attention_items(keys, 0.01, 1)) == 1
-    assert attention.pick_attention_items(keys, 0.0, 1) == set()
+    assert len(sampling.pick_attention_items(keys, 0.1, 1)) == 4
+    assert len(sampling.pick_attention_items(keys, 0.01, 1)) == 1
+    assert sampling.pick_attention_items(keys, 0.0, 1) == set()
 
 
 def test_words_snap_like_the_browser():

@@ -3,13 +3,13 @@
 No database and no Flask here, so that each rule is tested on plain data.
 :func:`inject_attention` corrupts a target segment (a reversed run of words or a word with its
 letters reversed) and returns the span the annotator should mark; :func:`choose_attention` picks
-the segment, :func:`pick_attention_items` the items.
+the segment (the items are the core's :func:`~enface.campaigns.sampling.pick_attention_items`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import regex  # (a dependency of sacrebleu) for \p{...} classes, as in the client kit's spans.js
@@ -113,14 +113,6 @@ def choose_attention(targets: Sequence[str], kind: str, rng: random.Random) -> t
         if out is not None:
             return i, out
     return None
-
-
-def pick_attention_items(keys: Sequence[Hashable], share: float, seed: int) -> set[Hashable]:
-    """``round(share * len(keys))`` of ``keys`` (at least one when share > 0), chosen at random."""
-    if share <= 0 or not keys:
-        return set()
-    n = min(len(keys), max(1, round(share * len(keys))))
-    return set(random.Random(seed).sample(list(keys), n))
 
 
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -12,7 +12,7 @@ from mqm.words import MODES as WORD_MODES
 from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
-from ...campaigns import reading
+from ...campaigns import reading, sampling
 from ...campaigns.contract import LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
@@ -20,7 +20,7 @@ from ...campaigns.services import CampaignInput, bad, default_selected, number, 
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
-from . import attention, cli
+from . import attention, cli, tutorial
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -170,7 +170,7 @@ class MQMProtocol(Protocol):
         """Injects attention checks into a share of the assignments (corrupted targets to find)."""
         share = campaign.setting("attention_share", 0.0)
         kind = campaign.setting("attention_kind", "mixed")
-        checked = attention.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
+        checked = sampling.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
         rng = random.Random(campaign.seed + 3)
         n = 0
         for asg in sorted(assignments, key=lambda a: a.id):
@@ -252,6 +252,24 @@ class MQMProtocol(Protocol):
         from .services.evidence import evidence
 
         return evidence(campaign, document_id=document_id)
+
+    # -- tutorials and completion codes -------------------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return tutorial.fields(campaign)
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        return tutorial.check_expected(campaign, expected, translation)
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        return tutorial.grade(campaign, expected, answer)
+
+    def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:
+        from sqlalchemy import select
+
+        results = list(db.session.scalars(
+            select(AttentionCheck.result).join(Assignment, AttentionCheck.assignment_id == Assignment.id)
+            .where(Assignment.annotator_id == annotator_id, AttentionCheck.result.is_not(None))))
+        return sum(r == "found" for r in results), len(results)
 
     def item_label(self, item: Item) -> str:
         labels = version_labels(item.campaign)
