@@ -51,7 +51,7 @@ class Protocol:
     leaderboard_column: ClassVar[LeaderboardColumn | None] = None
     #: Its own creation options (``enface campaign create`` and the generic new-campaign page).
     options: ClassVar[tuple[Option, ...]] = ()
-    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.logic`); the first is the default.
+    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.assignment`); the first is the default.
     strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
     #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
     item_template: ClassVar[str] = ""

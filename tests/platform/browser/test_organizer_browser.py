@@ -164,7 +164,7 @@ def test_tags_confirmations_references_and_progress_bars(db_template, tmp_path):
         page.goto(f"{base}/campaigns/{mqm_id}")
         bar = page.locator("progress.campaign-progress")
         assert bar.get_attribute("value") == bar.get_attribute("max")
-        column = page.locator("section.mqm.dashboard").bounding_box()
+        column = page.locator("section.campaign-page.dashboard").bounding_box()
         box = bar.bounding_box()
         assert box["width"] >= 0.9 * column["width"], (box, column)    # the track spans the column
         left, right = _bar_colours(bar)

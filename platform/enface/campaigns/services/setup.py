@@ -13,7 +13,7 @@ from ...models import Submission, TestSet, User
 from ...services import NotFound
 from ...services.accounts import check_text
 from ...services.testsets import scoring_testset
-from .. import logic
+from .. import sampling
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
 from ..options import CampaignInput, default_selected  # noqa: F401  (the services' names for them)
 from ..protocol import PROTOCOLS, default_protocol, protocol_of
@@ -56,9 +56,9 @@ def eligible_submissions(ts: TestSet) -> list[Submission]:
     return [s for s in subs if not s.document_level]
 
 
-def testset_docs(ts: TestSet) -> list[logic.DocInfo]:
+def testset_docs(ts: TestSet) -> list[sampling.DocInfo]:
     """The test set's documents and their sources, in order (from the per-process scoring view: no query once cached)."""
-    return [logic.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
+    return [sampling.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
 
 
 def system_labels(campaign: Campaign) -> dict[int, str]:
@@ -79,7 +79,7 @@ def version_labels(campaign: Campaign) -> dict[int, str]:
 
 
 def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
-                    docs: list[logic.DocInfo] | None = None) -> Campaign:
+                    docs: list[sampling.DocInfo] | None = None) -> Campaign:
     """``docs``: the test set's :func:`testset_docs`, when the caller has them already."""
     name = check_text(data.name, "name", max_len=200)
     key = data.protocol or default_protocol().key
@@ -116,12 +116,12 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     docs = docs if docs is not None else testset_docs(ts)
     try:
         if data.ranges.strip():
-            ranges = logic.parse_ranges(data.ranges, docs)
+            ranges = sampling.parse_ranges(data.ranges, docs)
         else:
             n_docs = whole_number(data.sample_docs, "number of documents", 1, 10000)
             words = whole_number(data.sample_words, "source words", 0, 10**8)
-            ranges = logic.sample_ranges(docs, n_docs, words, protocol.word_counter(settings, ts), seed)
-    except logic.CampaignError as exc:
+            ranges = sampling.sample_ranges(docs, n_docs, words, protocol.word_counter(settings, ts), seed)
+    except sampling.CampaignError as exc:
         raise bad("invalid_ranges", str(exc), field="ranges") from None
 
     order = [f"ref{r}" for r in refs] + [f"sub{i}" for i in ids]
@@ -143,9 +143,9 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     return campaign
 
 
-def parsed_ranges(campaign: Campaign, docs: list[logic.DocInfo] | None = None) -> list[logic.Range]:
+def parsed_ranges(campaign: Campaign, docs: list[sampling.DocInfo] | None = None) -> list[sampling.Range]:
     docs = docs if docs is not None else testset_docs(campaign.testset)
-    return logic.parse_ranges("\n".join(campaign.ranges), docs)
+    return sampling.parse_ranges("\n".join(campaign.ranges), docs)
 
 
 def editable_setup(campaign: Campaign) -> None:
