@@ -10,6 +10,7 @@ from alembic import context
 from enface.campaigns import models as _campaign_models  # noqa: F401  (the core's tables join the metadata)
 from enface.campaigns.discovery import load_protocols
 from enface.config import Config
+from enface.crowd import models as _crowd_models  # noqa: F401  (the crowd's links, setups and answers)
 from enface.extensions import make_engine
 from enface.judges import models as _judge_models  # noqa: F401  (the judges' tables join the metadata)
 from enface.models import Base

@@ -84,6 +84,9 @@ def create_app(config: Config | dict | None = None) -> Flask:
 
     app.register_blueprint(judges_bp, url_prefix="/campaigns")
     app.register_blueprint(annotate_bp, url_prefix="/annotate")   # session + CSRF header, like the forms
+    from .crowd import bp as crowd_bp
+
+    app.register_blueprint(crowd_bp)   # account-free links, welcome forms, tutorials, completion codes
     from .browse import bp as browse_bp
 
     app.register_blueprint(browse_bp, url_prefix="/browse")   # the output browser and the data release

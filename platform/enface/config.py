@@ -21,6 +21,8 @@ ENFACE_RATELIMIT_STORAGE           ``sqlite:///<data_dir>/ratelimit.sqlite``: sh
 ENFACE_LOGIN_RATE_LIMIT            ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
 ENFACE_LOGIN_ACCOUNT_RATE_LIMIT    ``100 per hour``: failed logins per account, from new browsers
 ENFACE_LOGIN_ADDRESS_RATE_LIMIT    ``100 per minute;1000 per hour``: failed logins per address, from new browsers
+ENFACE_CROWD_LINK_RATE_LIMIT       ``30 per minute;300 per hour``: visits of account-free annotator links per address
+ENFACE_CROWD_PASSPHRASE_RATE_LIMIT ``5 per minute;30 per hour``: passphrases tried per link and address
 ENFACE_JOBS                        ``celery`` (``eager`` runs jobs in the request: tests only)
 ENFACE_BROKER_KEY_PREFIX           unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
 ENFACE_SCORING_WORKERS             0: BLEU/chrF/TER statistics on all cores
@@ -162,6 +164,8 @@ class Config:
     LOGIN_ADDRESS_RATE_LIMIT = "100 per minute;1000 per hour"  # failed logins per address (new browsers)
     DEVICE_COOKIE_DAYS = 180           # a browser that logged in is known this long (the login throttle)
     REGISTER_RATE_LIMIT = "5 per minute;30 per hour"
+    CROWD_LINK_RATE_LIMIT = "30 per minute;300 per hour"      # account-free link visits per address
+    CROWD_PASSPHRASE_RATE_LIMIT = "5 per minute;30 per hour"  # passphrases tried per link and address
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = False
@@ -202,7 +206,8 @@ class Config:
         cfg.META_BOOTSTRAP_SEED = _int("ENFACE_META_BOOTSTRAP_SEED", cls.META_BOOTSTRAP_SEED)
         cfg.META_CLUSTER_PERMUTATIONS = max(0, _int("ENFACE_META_CLUSTER_PERMUTATIONS", cls.META_CLUSTER_PERMUTATIONS))
         cfg.RATELIMIT_STORAGE_URI = env.get("ENFACE_RATELIMIT_STORAGE") or cls.RATELIMIT_STORAGE_URI
-        for name in ("LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
+        for name in ("LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT",
+                     "CROWD_LINK_RATE_LIMIT", "CROWD_PASSPHRASE_RATE_LIMIT"):
             setattr(cfg, name, env.get(f"ENFACE_{name}") or getattr(cls, name))
         cfg.JOBS = env.get("ENFACE_JOBS") or cls.JOBS
         cfg.SESSION_COOKIE_SECURE = env.get("ENFACE_SECURE_COOKIES", "") == "1"
@@ -232,7 +237,8 @@ class Config:
         out["REMEMBER_COOKIE_SECURE"] = self.SESSION_COOKIE_SECURE
         if not self.RATELIMIT_STORAGE_URI:
             out["RATELIMIT_STORAGE_URI"] = f"sqlite://{self.DATA_DIR.resolve() / 'ratelimit.sqlite'}"
-        for name in ("RATELIMIT_STORAGE_URI", "LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT"):
+        for name in ("RATELIMIT_STORAGE_URI", "LOGIN_RATE_LIMIT", "LOGIN_ACCOUNT_RATE_LIMIT", "LOGIN_ADDRESS_RATE_LIMIT",
+                     "CROWD_LINK_RATE_LIMIT", "CROWD_PASSPHRASE_RATE_LIMIT"):
             _check_limit_setting(name, out[name])
         if not 1 <= int(self.REMEMBER_DAYS) <= 365:
             raise SystemExit(f"ENFACE_REMEMBER_DAYS={self.REMEMBER_DAYS}: expected 1 to 365 days")

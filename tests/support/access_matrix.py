@@ -45,17 +45,17 @@ def app_cells() -> list[Cell]:
 
 
 #: a static file of each blueprint that serves its own (the app's under "static")
-STATIC_FILES = {"esa": "esa.css", "reader": "reader.css", "rubric": "rubric.css"}
+STATIC_FILES = {"bws": "bws.css", "esa": "esa.css", "reader": "reader.css", "rubric": "rubric.css"}
 
 
 def url_values(world: AccessWorld, endpoint: str) -> dict:
     """A concrete value for every variable of a rule: always team A's objects, the annotator's item;
-    the judge pages get the rubric campaign that has the judge."""
+    the judge pages get the rubric campaign that has the judge; ``link_id`` is an id no crowd link has."""
     judges = endpoint.startswith("judges.")
     return {"testset_id": world.testset_id, "submission_id": world.subs["team_a"],
             "campaign_id": world.rubric_campaign_id if judges else world.campaign_id,
             "annotator_id": world.annotator_ids["annotator"], "assignment_id": world.assignment_db_id,
-            "invite_id": world.invite_id, "public_id": world.assignment["annotator"], "uuid": FIXED_UUID,
+            "invite_id": world.invite_id, "link_id": world.invite_id, "public_id": world.assignment["annotator"], "uuid": FIXED_UUID,
             "secret": world.invite_secret, "token": "not-a-real-reset-token", "token_id": world.token_ids["team_a"],
             "team_id": world.team_ids["team_a"], "user_id": world.users["team_a"],
             "fmt": "csv" if endpoint == "leaderboard.paper_table" else "tsv", "which": "automatic",

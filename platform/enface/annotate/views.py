@@ -19,6 +19,7 @@ from .. import safejson
 from ..auth.forms import RegisterForm
 from ..auth.views import _register_limit
 from ..campaigns import services as svc
+from ..campaigns.gates import pending_gate
 from ..campaigns.protocol import protocol_of
 from ..extensions import limiter
 from ..services import ServiceError, accounts
@@ -73,6 +74,9 @@ def index():
 def item(public_id: str):
     asg = svc.get_assignment(current_user, public_id)
     own = asg.annotator.user_id == current_user.id
+    gate = pending_gate(asg) if own else None
+    if gate is not None:          # a consent form or a tutorial first
+        return redirect(gate.url)
     opens_at = svc.stage_opens_at(asg) if own else None
     protocol = protocol_of(asg.item.campaign)
     if opens_at is not None:

@@ -245,6 +245,28 @@ class Protocol:
         ``{key: scoring.meta.MetricScores}`` (the rubric's LLM judges). [] by default."""
         return []
 
+    # -- tutorials and completion codes (enface.crowd) ------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        """The answer form of a training item, for the core's tutorial page: ``[{"name", "type": "span" | "choice"
+        | "number", "label", "options"?, "min"?, "max"?}]`` (a span is chosen in the translation, or none).
+        [] (the default): the protocol has no tutorial items."""
+        return []
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        """A training item's expected answer from the organizer's file (on ``translation``, the text shown),
+        checked (ServiceError 400 saying why)."""
+        raise ServiceError("no_tutorial", f"the {self.key or 'this'} protocol has no tutorial items", 400,
+                           {"field": "tutorial"})
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        """Whether an annotator's answer (the fields of :meth:`tutorial_fields`, as posted) matches ``expected``;
+        a malformed answer raises ServiceError(400)."""
+        raise self.required("grade_tutorial")
+
+    def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:
+        """(passed, checked): one annotator's attention checks on finished items; (0, 0) when there are none."""
+        return (0, 0)
+
     def item_label(self, item: Item) -> str:
         """How the organizer's dashboard names an item (system names allowed there)."""
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import click
 
-from . import campaigns, db, demo, judges, ops, serve, submit, testsets, users  # noqa: F401  (judges: see below)
+from . import campaigns, crowd, db, demo, judges, ops, serve, submit, testsets, users  # noqa: F401  (judges, crowd: see below)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,7 +43,7 @@ def main():
 for command in (db.db, users.create_user, users.reset_password, testsets.testset, testsets.rescore, serve.serve,
                 serve.worker, serve.sweep, submit.submit, demo.demo, campaigns.campaign, ops.doctor, ops.backup,
                 ops.restore):
-    # (judges.py adds its commands to the campaign group on import)
+    # (judges.py and crowd.py add their commands to the campaign group on import)
     main.add_command(command)
 
 __all__ = ["main"]

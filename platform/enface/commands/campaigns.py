@@ -138,9 +138,9 @@ def status(campaign_id, as_json):
 
 @campaign.command("export")
 @click.argument("campaign_id", type=int)
-@click.option("--format", "fmt", default=None, metavar="FORMAT",
-              help="one of the campaign's protocol's formats, e.g. tsv, json, jsonl, csv (default: its first; the "
-                   "dashboard lists them)")
+@click.option("--format", "fmt", metavar="FORMAT", default=None,
+              help="one of the campaign's protocol's formats, e.g. tsv, json, jsonl, csv, judgments (default: its "
+                   "first; the dashboard lists them; another is refused with the list)")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
     """The campaign's annotations or answers, in one of its protocol's export formats."""

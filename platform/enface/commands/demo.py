@@ -131,12 +131,15 @@ def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
             svc.add_annotator(campaign, accounts.get_user_by_email(email))
         svc.start_campaign(svc.get_campaign(campaign.id))
     done, counts = finished_campaign(org, ts, mqm_ids, demo_dir)
+    from ..protocols.bws.demo import demo_bws_campaigns
+
+    bws = demo_bws_campaigns(org, ts, mqm_ids, demo_dir)
     return [f"MQM campaign {mqm.id} started for annotator@demo.enface.org",
             f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
             "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)",
             f"finished MQM campaign {done.id} released: {counts['marks']} error spans by two raters "
             f"({demo_dir / DEMO_FINISHED['annotations']}); see the official ranking and "
-            f"the output browser at /browse/{testset_id}"]
+            f"the output browser at /browse/{testset_id}", *bws]
 
 
 @click.command()

@@ -92,6 +92,6 @@ def answered_items(tasks, answers: dict) -> list[dict]:
     for item, task in tasks:
         version = item.versions[0].version
         system = version.submission.system_name if version.submission is not None else version.label
-        key = (system, item.document.name, item.seg_start + 1, task["item"]["dimension"])
-        out.append({**task["item"], **({"answer": answers[key]} if key in answers else {})})
+        key = (system, item.document.name, item.seg_start + 1, task.item["dimension"])
+        out.append({**task.item, **({"answer": answers[key]} if key in answers else {})})
     return out

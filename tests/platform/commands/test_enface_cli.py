@@ -253,7 +253,9 @@ def test_demo_once(tmp_path):
     # 3 of the 4 demo systems, and the 3 systems of the phenomena set
     assert "broken-mt" in out and ": invalid" in out and out.count(": scored") == 6
     assert "MQM campaign 1 started" in out and "reader study 2 started" in out
-    assert "rubric campaign 4 started for annotator@demo.enface.org (45 items" in out
+    assert "rubric campaign 6 started for annotator@demo.enface.org (45 items" in out
+    assert "BWS campaign 4 started for annotator@demo.enface.org (40 tuples of 4 of 5 versions" in out
+    assert "finished BWS campaign 5 released: 80 judgments" in out and "split-half reliability 0.954 over 100 random splits" in out
     assert "finished MQM campaign 3 released" in out and "/browse/1" in out
     assert "ESA^AI campaign 5 started for annotator@demo.enface.org" in out
     assert "ESA^AI suggester on campaign 5, against the demo's scripted endpoint" in out

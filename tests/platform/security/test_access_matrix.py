@@ -149,8 +149,28 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /campaigns/<int:campaign_id>/state": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/systems": ADMIN_POST,
     "POST /campaigns/<int:campaign_id>/withdraw": ADMIN_POST,
+    # the crowd page of a campaign (links, forms, codes): organizers only; links for a released campaign: refused
+    "GET /campaigns/<int:campaign_id>/crowd": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/answers.jsonl": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/codes.csv": ADMIN,
+    "GET /campaigns/<int:campaign_id>/crowd/welcome.csv": ADMIN,
+    "POST /campaigns/<int:campaign_id>/crowd/links": ("302 404 404 404 200 200", {
+        "campaign_released": "302 404 404 404 409 409", "released": "302 404 404 404 409 409"}),
+    "POST /campaigns/<int:campaign_id>/crowd/links/<int:link_id>/revoke": "302 404 404 404 404 404",   # no such link
+    "POST /campaigns/<int:campaign_id>/crowd/setup": ADMIN_POST,     # an empty form: no codes, nothing else changed
     "GET /campaigns/new": ADMIN,
     "POST /campaigns/new": ADMIN,
+    # an annotator's crowd pages: their own campaign only (the world's has no welcome form nor tutorial: 404)
+    "GET /crowd/c/<int:campaign_id>": "302 404 404 302 404 404",
+    "GET /crowd/c/<int:campaign_id>/done": "302 404 404 302 404 404",      # not finished: sent on
+    "GET /crowd/c/<int:campaign_id>/tutorial": "302 404 404 404 404 404",
+    "POST /crowd/c/<int:campaign_id>/tutorial": "302 404 404 404 404 404",
+    "GET /crowd/c/<int:campaign_id>/waiting": ("302 404 404 302 404 404", {"campaign_released": "302 404 404 200 404 404",
+                                                                            "released": "302 404 404 200 404 404"}),
+    "GET /crowd/c/<int:campaign_id>/welcome": "302 404 404 404 404 404",
+    "POST /crowd/c/<int:campaign_id>/welcome": "302 404 404 404 404 404",
+    "GET /crowd/l/<token>": "404 404 404 404 404 404",       # not a link's secret (test_link_only_account: a real one)
+    "POST /crowd/l/<token>": "404 404 404 404 404 404",
     "GET /healthz": EVERYONE,
     "GET /leaderboard/": EVERYONE,
     "GET /leaderboard/<int:testset_id>": LEADERBOARD,
@@ -174,6 +194,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/run": "302 404 404 404 404 404",
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/threshold": "302 404 404 404 404 404",
     "POST /protocols/esa/campaigns/<int:campaign_id>/suggestions/remove": "302 404 404 404 404 404",
+    "GET /protocols/bws/static/<path:filename>": EVERYONE,
     "GET /protocols/reader/static/<path:filename>": EVERYONE,
     "GET /protocols/rubric/static/<path:filename>": EVERYONE,
     "GET /static/<path:filename>": EVERYONE,
@@ -344,3 +365,86 @@ def test_the_canaries_show_where_they_may(matrix):
     released, released_clients = matrix("released")
     board = released_clients["anonymous"].get(f"/leaderboard/{released.testset_id}").get_data(as_text=True)
     assert SYSTEM["team_a"] in board and SYSTEM["team_b"] in board
+
+
+# The link-only annotator (issue 19): an account-free link's account reaches its campaign's pages and nothing else.
+# Every rule of the app is asked as that account, in every state; the world's link is for a draft campaign of its
+# own (so that joining it moves none of the world's work), and every id in the URLs is someone else's (the world's
+# campaign, team A's objects): the only answers other than 404 are the ones below.
+LINK_ONLY: dict[str, str] = {
+    "GET /": "302",                         # sent to its campaign's page
+    "GET /annotate/": "302",
+    "POST /auth/logout": "302",
+    "GET /api/v1/me": "401|404", "GET /api/v1/submissions/<int:submission_id>": "401|404",   # no bearer token: no API
+    "GET /api/v1/testsets": "401|404", "GET /api/v1/testsets/<int:testset_id>": "401|404",
+    "GET /api/v1/testsets/<int:testset_id>/leaderboard": "401|404", "GET /api/v1/openapi.json": "401|404",
+    "GET /api/v1/testsets/<int:testset_id>/submissions": "401|404",
+    "POST /api/v1/testsets/<int:testset_id>/submissions": "401|404",
+    "POST /api/v1/submissions/<int:submission_id>/primary": "401|404",
+    "POST /api/v1/submissions/<int:submission_id>/withdraw": "401|404",
+    "GET /static/<path:filename>": "200",
+    "GET /protocols/reader/static/<path:filename>": "200",
+    "GET /protocols/rubric/static/<path:filename>": "200",
+}
+
+
+def _link_client(world):
+    """A client holding a link account's session: a draft campaign of the world's test set, one link, Start."""
+    from enface.campaigns import services as camp_svc
+    from enface.crowd.links import create_links
+    from enface.extensions import db
+    from enface.models import TestSet, User
+
+    with world.app.app_context():
+        org = db.session.get(User, world.users["organizer"])
+        camp = camp_svc.create_campaign(org, db.session.get(TestSet, world.testset_id), camp_svc.CampaignInput(
+            name="Canary crowd", submission_ids=[world.subs["team_a"]], redundancy=1, ranges="lake",
+            settings={"scheme": "wmt23-literary", "attention_share": 0.0, "source_words": "whitespace"},
+            protocol="mqm", seed=3))
+        (made,) = create_links(camp, count=1)
+        campaign_id, secret = camp.id, made.secret
+    client = world.app.test_client()
+    assert client.post(f"/crowd/l/{secret}").status_code == 302
+    return client, campaign_id, secret
+
+
+@pytest.fixture(scope="module")
+def link_clients(matrix):
+    built: dict[str, tuple] = {}
+
+    def get(state: str):
+        if state not in built:
+            world, _clients = matrix(state)
+            built[state] = (world, *_link_client(world))
+        return built[state]
+    return get
+
+
+def _link_params():
+    return [pytest.param(state, cell, id=f"{state}-{cell.id}-link") for state in STATES for cell in CELLS]
+
+
+@pytest.mark.parametrize(("state", "cell"), _link_params())
+def test_link_only_account(link_clients, state: str, cell: Cell):
+    world, client, _campaign_id, _secret = link_clients(state)
+    resp = request(world, client, "anonymous", cell)     # ("anonymous": no bearer token; the session is the link's)
+    body = readable_body(resp)
+    assert resp.status_code < 500, f"{build_url(world, cell)} as link: {resp.status_code}\n{body[:1500]}"
+    allowed = {int(s) for s in LINK_ONLY.get(cell.id, "404").split("|")}
+    assert resp.status_code in allowed, f"{cell.method} {build_url(world, cell)} as link ({state}): {resp.status_code}"
+    leaked = [c for c in world.forbidden_for("team_b") + [EMAIL_OF["team_b"], EMAIL_OF["annotator"]]
+              if c.lower() in body.lower()]
+    assert not leaked, f"{cell.method} {build_url(world, cell)} as link ({state}) shows {leaked}"
+    if cell.method != "GET" and resp.status_code < 400:
+        assert cell.id == "POST /auth/logout", cell.id      # nothing else a link account sends is taken
+        assert client.post(f"/crowd/l/{_secret}").status_code == 302    # back in, by the link
+    assert "/crowd/c/" in client.get("/annotate/").headers.get("Location", ""), "the link's session holds"
+
+
+def test_link_only_account_reaches_its_own_campaign(link_clients):
+    world, client, campaign_id, secret = link_clients("open")
+    home = client.get(f"/crowd/c/{campaign_id}")
+    assert home.status_code == 302 and home.headers["Location"].endswith(f"/crowd/c/{campaign_id}/waiting")
+    assert client.get(f"/crowd/c/{campaign_id}/waiting").status_code == 200
+    assert client.get(f"/crowd/l/{secret}").status_code == 302        # its own link again: back to its page
+    assert client.get("/annotate/").headers["Location"].endswith(f"/crowd/c/{campaign_id}")

@@ -217,4 +217,12 @@ def test_the_organizer_sees_the_results(live, browser):
     page.goto(f"{base}/campaigns/{cid}/results")
     page.wait_for_selector("#esa-systems")
     shot(page, "07-results", full=True)
+    # the organizer's read-only view of a finished item: the answers, nothing to change
+    page.goto(f"{base}/campaigns/{cid}")
+    page.locator("#progress-table a", has_text="view").first.click()
+    page.wait_for_selector("#esa[data-ready='1']")
+    assert page.locator(".esa-status", has_text="Read-only view").count() == 1
+    assert page.locator(".esa-score input:disabled").count() == page.locator(".esa-seg").count()
+    assert page.locator(".esa-seg.scored").count() == page.locator(".esa-seg").count()
+    assert page.locator("#finish").count() == 0
     ctx.close()

@@ -223,3 +223,43 @@ def test_a_single_document_campaign_takes_donor_text_from_the_test_sets_other_do
         for b in bad:
             for d in b.plan["bad"]["segments"]:
                 assert d["inserted"].split() and set(d["inserted"].split()) <= river
+
+
+def test_a_bad_copy_looks_like_any_item_to_its_annotator(world):
+    cid = esa_campaign(world, attention=1.0, annotators=("ann1@example.org",))
+    c = world.client("ann1@example.org")
+    states = {}
+    with world.ctx():
+        from enface.campaigns.models import Assignment
+        from enface.extensions import db
+        from sqlalchemy import select
+
+        kinds = {a.public_id: bool((a.plan or {}).get("bad"))
+                 for a in db.session.scalars(select(Assignment).where(Assignment.campaign_id == cid))}
+    for public_id in kinds:
+        states[public_id] = c.get(f"/annotate/api/items/{public_id}").get_json()
+    bad = next(s for p, s in states.items() if kinds[p])
+    plain = next(s for p, s in states.items() if not kinds[p])
+    assert set(bad) == set(plain) and set(bad["item"]) == set(plain["item"])
+    page = c.get(f"/annotate/item/{bad['item']['id']}").get_data(as_text=True)
+    assert "bad" not in page.lower().replace("badge", "") and "inserted" not in page
+
+
+def test_rebalance_never_splits_a_bad_copy_from_its_original(world):
+    from enface.campaigns import services as svc
+    from enface.extensions import db
+    from enface.models import User
+
+    cid = esa_campaign(world, attention=1.0, strategy="redundancy", annotators=("ann1@example.org",))
+    with world.ctx():
+        camp = svc.get_campaign(cid)
+        svc.add_annotator(camp, db.session.get(User, world.users["ann2@example.org"]))
+        moved = svc.rebalance(svc.get_campaign(cid))
+        from enface.campaigns.models import Assignment
+        from sqlalchemy import select
+
+        asgs = list(db.session.scalars(select(Assignment).where(Assignment.campaign_id == cid)))
+        for a in asgs:
+            if (a.plan or {}).get("bad"):
+                assert db.session.get(Assignment, a.plan["bad"]["of"]).annotator_id == a.annotator_id
+        assert moved["moved"] == 0      # every item of ann1 has its copy: nothing may move

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from enface.protocols.esa.responses import EsaSpan, SegmentAnswer, SpanRef, check_answer, segment_key
 from enface.services import ServiceError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 TEXT = "Das ist ein Test."   # 17 code points
 
@@ -64,3 +66,24 @@ def test_segment_keys():
     for key in ("3", "-1", "²", "", "1.0"):
         with pytest.raises(ServiceError):
             segment_key(key, 3)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-5, 40) | st.floats(allow_nan=True) |
+                    st.sampled_from(["missing", "minor", "major", "human", "kept", "edited", "deleted", ""]),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+                        st.sampled_from(["start", "end", "severity", "provenance", "suggestion", "score", "spans",
+                                         "started_ms", "ended_ms", "x"]), inner, max_size=5), max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=JSON, read=st.booleans())
+def test_any_json_is_an_answer_or_a_clear_refusal(data, read):
+    try:
+        answer = check_answer(0, data, TEXT, read=read)
+    except ServiceError as exc:
+        assert exc.status in (400, 409) and exc.message
+        return
+    again = SegmentAnswer.from_data(0, answer.to_json())
+    assert again == answer
+    for span in answer.spans:
+        assert span.missing or 0 <= span.start <= span.end < len(TEXT)

@@ -81,7 +81,7 @@ def _run_judge(world, cid: int) -> None:
 
     system_of = {sid: name for name, sid in world.subs.items()}
     with world.ctx():
-        rules = [{"prefix": "", "match": [task["item"]["translation"], task["item"]["requirement"]],
+        rules = [{"prefix": "", "match": [task.item["translation"], task.item["requirement"]],
                   "replies": [{"json": {**SIGMA[JUDGE[system_of[item.versions[0].version.submission_id]]],
                                         "thoughts": "scripted"}}]}
                  for item, task in tasks_of(svc.get_campaign(cid))]

@@ -31,8 +31,8 @@ def test_the_answer_key_covers_every_task_and_the_run_follows_it(world):
     with world.ctx():
         tasks = tasks_of(svc.get_campaign(cid))
         items = answered_items(tasks, answers)
-        keys = {(i.id, t["key"]): (i.versions[0].version.submission.system_name, i.document.name, i.seg_start + 1,
-                                   t["item"]["dimension"]) for i, t in tasks}
+        keys = {(i.id, t.key): (i.versions[0].version.submission.system_name, i.document.name, i.seg_start + 1,
+                                   t.item["dimension"]) for i, t in tasks}
     assert len(items) == 17 * 3 and all("answer" in it for it in items), [it["id"] for it in items
                                                                         if "answer" not in it]
     with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as server:

@@ -57,7 +57,7 @@ def test_keyboard_scores_and_a_judge_side_by_side(db_template, tmp_path):
         from enface.judges.running import tasks_of
 
         with twin.app_context():
-            items = [t["item"] for _i, t in tasks_of(svc.get_campaign(cid))]
+            items = [t.item for _i, t in tasks_of(svc.get_campaign(cid))]
             item_id = db.session.scalar(select(Assignment.item_id).where(Assignment.public_id == public_id))
         with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as endpoint:
             ctx, page = login(browser, base, "org@example.org", errors)

@@ -47,7 +47,7 @@ def test_sigkilled_worker_loses_only_items_in_flight(make_app):
     cid = new_rubric(world, annotators=("ann1@example.org",), redundancy=1)
     with app.app_context():
         tasks = tasks_of(svc.get_campaign(cid))
-        items = [t["item"] for _i, t in tasks]
+        items = [t.item for _i, t in tasks]
     script = demo_script(items, latency=0.15)
     with ScriptedServer(script) as endpoint:
         with app.app_context():
@@ -98,7 +98,7 @@ def test_sigkilled_worker_loses_only_items_in_flight(make_app):
         return sum(1 for a in asked if f"Translation (English): {task_item['translation']}" in a
                    and f"segment: {task_item['requirement']}" in a)
 
-    by_key = {f"{item.id}:{t['key']}": t["item"] for item, t in tasks}
+    by_key = {f"{item.id}:{t.key}": t.item for item, t in tasks}
     signature = [(t["translation"], t["requirement"]) for t in by_key.values()]
     unique = {k: t for k, t in by_key.items() if signature.count((t["translation"], t["requirement"])) == 1}
     assert len(set(unique) & before) >= 3 and len(unique) > len(by_key) // 2

@@ -42,7 +42,7 @@ def test_rubric_campaign_gives_the_meta_page_a_human_source_and_a_judge_metric(w
             assert r.status_code == 200, r.get_json()
         assert client.post(f"/annotate/api/items/{pid}/finish", json={}).status_code == 200
     with world.ctx():
-        items = [t["item"] for _i, t in tasks_of(svc.get_campaign(cid))]
+        items = [t.item for _i, t in tasks_of(svc.get_campaign(cid))]
     with ScriptedServer(demo_script(items, api_key=KEY, latency=0)) as server:
         with world.ctx():
             jid = add_judge(svc.get_campaign(cid), JudgeInput(base_url=server.base_url, model="scripted",

@@ -18,6 +18,7 @@ from ...extensions import db
 from ...models import User, utcnow
 from ...services import NotFound, ServiceError, is_ascii_int
 from .. import clock
+from ..gates import pending_gate
 from ..models import Assignment, Campaign, CampaignAnnotator, Item, Response
 from ..protocol import PROTOCOLS, protocol_of
 from .common import UUID_RE, bad, int_field, str_field
@@ -69,6 +70,10 @@ def get_assignment(user: User, public_id: str, *, write: bool = False) -> Assign
     if asg.annotator.user_id == user.id:
         if asg.item.campaign.state == "draft":
             raise NotFound("item")
+        if write:
+            gate = pending_gate(asg)       # a consent form or a tutorial to pass first
+            if gate is not None:
+                raise bad(gate.code, gate.message, 409, url=gate.url)
         return asg
     if not write and user.is_organizer:
         return asg

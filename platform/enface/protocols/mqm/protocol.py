@@ -20,7 +20,7 @@ from ...campaigns.services import CampaignInput, bad, default_selected, number, 
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
-from . import cli
+from . import cli, tutorial
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -252,6 +252,24 @@ class MQMProtocol(Protocol):
         from .services.evidence import evidence
 
         return evidence(campaign, document_id=document_id)
+
+    # -- tutorials and completion codes -------------------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return tutorial.fields(campaign)
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        return tutorial.check_expected(campaign, expected, translation)
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        return tutorial.grade(campaign, expected, answer)
+
+    def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:
+        from sqlalchemy import select
+
+        results = list(db.session.scalars(
+            select(AttentionCheck.result).join(Assignment, AttentionCheck.assignment_id == Assignment.id)
+            .where(Assignment.annotator_id == annotator_id, AttentionCheck.result.is_not(None))))
+        return sum(r == "found" for r in results), len(results)
 
     def item_label(self, item: Item) -> str:
         labels = version_labels(item.campaign)

@@ -28,7 +28,7 @@ from ...campaigns.services import (
 from ...campaigns.services.ranking import significance_test
 from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
-from . import cli, page, responses, results
+from . import cli, page, responses, results, tutorial
 from .settings import DEFAULTS, campaign_rubric, clean_settings
 from .texts import output_text
 
@@ -169,6 +169,16 @@ class RubricProtocol(Protocol):
 
     def check_finish(self, asg: Assignment) -> None:
         responses.check_finish(asg)
+
+    # -- tutorials (enface.crowd) --------------------------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return tutorial.fields(campaign)
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        return tutorial.check_expected(campaign, expected, translation)
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        return tutorial.grade(campaign, expected, answer)
 
     # -- results --------------------------------------------------------------------------------------
     def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:

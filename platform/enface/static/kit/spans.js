@@ -1,7 +1,7 @@
 /* Enface kit: span marking, words of a text and a selection of them as a span (plain script, no build step).
  *
  * A span sent to the server is in Unicode code points (Python str indices), [start, end); the DOM counts
- * UTF-16 units. Words follow one rule, the server's too (enface.protocols.mqm.attention.words_in): a CJK
+ * UTF-16 units. Words follow one rule, the server's too (the attention checks' words_in, in Python): a CJK
  * character on its own, or a run of letters, marks and digits with inner apostrophes or hyphens; any other
  * mark is a word of its own (with `runs`, a run of the same mark is one: "--", "...").
  *

@@ -1,0 +1,1 @@
+"""Best–Worst Scaling (BWS): annotators pick the best and the worst of N translations of a source passage."""

@@ -1,0 +1,1 @@
+"""The BWS protocol keeps no tables of its own: its judgments are the core's responses."""

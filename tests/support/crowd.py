@@ -1,0 +1,34 @@
+"""Helpers of the crowd tests: a tutorial file, a small welcome form, a link's client."""
+
+from __future__ import annotations
+
+import json
+
+WELCOME = {"title": "Before you start", "intro": "Two questions.",
+           "questions": [{"id": "about", "type": "info", "title": "About", "text": "A study of translations."},
+                         {"id": "consent", "type": "consent", "text": "I agree to take part."},
+                         {"id": "age", "type": "choice", "text": "Your age range?", "required": True,
+                          "options": ["18-25", "26-40", "41+"]},
+                         {"id": "langs", "type": "multi", "text": "Languages you read?", "options": ["de", "fr"]},
+                         {"id": "years", "type": "number", "text": "Years of reading German?", "min": 0, "max": 90},
+                         {"id": "note", "type": "text", "text": "Anything else?", "max_length": 300}]}
+
+# Two training items on an MQM campaign: one loud (an error to find), one silent (no error).
+TUTORIAL_TRANSLATION = "Der Hund bellte die ganze Nacht laut."
+TUTORIAL = {"required": True, "intro": "Practice first.",
+            "items": [{"id": "t1", "mode": "loud", "source": "The cat meowed all night.",
+                       "translation": TUTORIAL_TRANSLATION, "expected": {"span": [4, 8], "severity": "Major"},
+                       "explanation": "“Hund” (dog) is not “cat”: a Major accuracy error."},
+                      {"id": "t2", "mode": "silent", "source": "It rained.", "translation": "Es regnete.",
+                       "expected": {"span": None}, "explanation": ""}]}
+
+
+def welcome_text() -> str:
+    return json.dumps(WELCOME)
+
+
+def tutorial_text() -> str:
+    return json.dumps(TUTORIAL)
+
+
+GOOD_WELCOME_ANSWERS = {"q_consent": "yes", "q_age": "26-40", "q_langs": ["de"], "q_years": "12", "q_note": ""}
