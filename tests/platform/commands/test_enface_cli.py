@@ -257,8 +257,8 @@ def test_demo_once(tmp_path):
     assert "BWS campaign 4 started for annotator@demo.enface.org (40 tuples of 4 of 5 versions" in out
     assert "finished BWS campaign 5 released: 80 judgments" in out and "split-half reliability 0.954 over 100 random splits" in out
     assert "finished MQM campaign 3 released" in out and "/browse/1" in out
-    assert "ESA^AI campaign 5 started for annotator@demo.enface.org" in out
-    assert "ESA^AI suggester on campaign 5, against the demo's scripted endpoint" in out
+    assert "ESA^AI campaign 7 started for annotator@demo.enface.org" in out
+    assert "ESA^AI suggester on campaign 7, against the demo's scripted endpoint" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
     assert len(logins) == 8 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.
