@@ -18,7 +18,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.access_matrix import Cell, app_cells, build_url, leaks, readable_body, request
+from tests.support.access_matrix import (
+    STATIC_FILES,
+    Cell,
+    app_cells,
+    build_url,
+    leaks,
+    readable_body,
+    request,
+)
 from tests.support.access_world import EMAILS as EMAIL_OF
 from tests.support.access_world import ROLES, STATES, build_access_world, login_client
 
@@ -183,6 +191,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /leaderboard/<int:testset_id>/table-<which>.<fmt>": RANKINGS,
     # an MQM campaign's id: the reader's design is not there (404) for anyone logged in
     "GET /protocols/reader/campaigns/<int:campaign_id>/design.json": "302 404 404 404 404 404",
+    "GET /protocols/mqm/static/<path:filename>": EVERYONE,
     # an MQM campaign's id: no ESA campaign there (404) for the organizers, the usual refusals for the others
     "POST /protocols/esa/campaigns/<int:campaign_id>/import": "302 404 404 404 404 404",
     "GET /protocols/esa/static/<path:filename>": EVERYONE,
@@ -383,9 +392,8 @@ LINK_ONLY: dict[str, str] = {
     "POST /api/v1/submissions/<int:submission_id>/primary": "401|404",
     "POST /api/v1/submissions/<int:submission_id>/withdraw": "401|404",
     "GET /static/<path:filename>": "200",
-    "GET /protocols/esa/static/<path:filename>": "200",
-    "GET /protocols/reader/static/<path:filename>": "200",
-    "GET /protocols/rubric/static/<path:filename>": "200",
+    # each protocol's own scripts and styles (public, like the app's)
+    **{f"GET /protocols/{key}/static/<path:filename>": "200" for key in STATIC_FILES},
 }
 
 
