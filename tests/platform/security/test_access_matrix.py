@@ -384,6 +384,9 @@ LINK_ONLY: dict[str, str] = {
     "POST /api/v1/submissions/<int:submission_id>/primary": "401|404",
     "POST /api/v1/submissions/<int:submission_id>/withdraw": "401|404",
     "GET /static/<path:filename>": "200",
+    "GET /protocols/bws/static/<path:filename>": "200",
+    "GET /protocols/esa/static/<path:filename>": "200",
+    "GET /protocols/mqm/static/<path:filename>": "200",
     "GET /protocols/reader/static/<path:filename>": "200",
     "GET /protocols/rubric/static/<path:filename>": "200",
 }
