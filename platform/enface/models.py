@@ -44,6 +44,9 @@ NAMING = {
 }
 
 ROLES = ("participant", "annotator", "organizer", "admin")
+#: The e-mail domain of account-free links' machine accounts (enface.crowd); ``.invalid`` reaches no mailbox,
+#: and nobody registers an address under it (such an account would be fenced in as a link's).
+LINK_ACCOUNT_DOMAIN = "links.enface.invalid"
 LABELS = ("primary", "contrastive", "baseline")
 STATES = ("received", "validating", "invalid", "valid", "scoring", "scored", "failed")
 PENDING_STATES = ("received", "validating", "valid", "scoring")

@@ -1,4 +1,5 @@
-"""Steps an annotator must take before working on a campaign's items (a consent form, a tutorial).
+"""Steps an annotator must take before working on a campaign's items (a consent form, a tutorial), and the
+page that follows the last item (a completion code).
 
 A feature registers a gate (``gate(assignment) -> Gate | None``); the item page sends the annotator
 to the first gate's page, and every write to an assignment (answers, marks, progress, finish) is
@@ -36,4 +37,21 @@ def pending_gate(asg: Assignment) -> Gate | None:
         found = gate(asg)
         if found is not None:
             return found
+    return None
+
+
+#: ``page(assignment) -> URL | None``: where an annotator goes after finishing their last item (None: nowhere).
+AFTER_WORK: list[Callable[[Assignment], str | None]] = []
+
+
+def register_after_work(page: Callable[[Assignment], str | None]) -> None:
+    if page not in AFTER_WORK:
+        AFTER_WORK.append(page)
+
+
+def after_work(asg: Assignment) -> str | None:
+    for page in AFTER_WORK:
+        url = page(asg)
+        if url is not None:
+            return url
     return None

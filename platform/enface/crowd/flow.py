@@ -78,6 +78,14 @@ def gate(asg: Assignment) -> Gate | None:
     return None
 
 
+def after_work(asg: Assignment) -> str | None:
+    """After the last item of a campaign with completion codes: the page with the code."""
+    setup = setup_of(asg.campaign_id)
+    if setup is None or not setup.codes:
+        return None
+    return url_for("crowd.done", campaign_id=asg.campaign_id)
+
+
 def _assignments(annotator_id: int) -> list[Assignment]:
     return list(db.session.scalars(select(Assignment).where(Assignment.annotator_id == annotator_id)
                                    .order_by(Assignment.number)))

@@ -20,13 +20,12 @@ from ..campaigns import services as camp
 from ..campaigns.models import Campaign, CampaignAnnotator
 from ..campaigns.services import bad, whole_number
 from ..extensions import db
-from ..models import User, password_method, utcnow
+from ..models import LINK_ACCOUNT_DOMAIN, User, password_method, utcnow
 from ..services import NotFound
 from ..services.accounts import check_text
 from .models import TOKEN_PREFIX, CampaignLink
 
-#: The machine accounts' e-mail domain (``.invalid`` is reserved: no mail can ever reach it).
-LINK_DOMAIN = "links.enface.invalid"
+LINK_DOMAIN = LINK_ACCOUNT_DOMAIN       # the machine accounts' e-mail domain (no mail reaches ``.invalid``)
 MAX_LINKS = 1000
 MAX_PASSPHRASE = 200
 MAX_TOKEN = 100

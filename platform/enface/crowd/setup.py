@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from flask import g
+from sqlalchemy import func, select
 
 from ..campaigns.models import Campaign
 from ..campaigns.services import bad, number
@@ -14,7 +15,7 @@ from ..extensions import db
 from ..models import utcnow
 from . import tutorial as tut
 from . import welcome
-from .models import CrowdSetup
+from .models import CrowdAnswer, CrowdSetup
 
 CODE_RE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 PLACEHOLDER = "${CODE}"
@@ -64,10 +65,23 @@ def save_setup(campaign: Campaign, *, welcome_text: str | None = None, tutorial_
                codes: dict[str, Any] | None | bool = False, clear: tuple[str, ...] = ()) -> CrowdSetup:
     """Stores what is given (``None``/``False``: keep what is there; names in ``clear``: remove it).
 
-    The welcome form and the tutorial are fixed once the campaign has started and someone answered them.
+    A welcome form or a tutorial that someone has answered is fixed (409): the answers are keyed by its
+    questions and items. Completion codes may change until the first code is given.
     """
     form = welcome.load_form(welcome_text).to_json() if welcome_text else None
     tutorial = tut.load_tutorial(campaign, tutorial_text) if tutorial_text else None
+    current = db.session.get(CrowdSetup, campaign.id)
+    if codes is not False and (current.codes if current else None) == codes:
+        codes = False           # (the page sends the codes with every save: unchanged ones change nothing)
+    for name, changed in (("welcome", form is not None or "welcome" in clear),
+                          ("tutorial", tutorial is not None or "tutorial" in clear),
+                          ("completion", codes is not False or "codes" in clear)):
+        answered = changed and db.session.scalar(select(func.count(CrowdAnswer.id)).where(
+            CrowdAnswer.campaign_id == campaign.id, CrowdAnswer.kind == name))
+        if answered:
+            what = {"welcome": "the welcome form", "tutorial": "the tutorial", "completion": "the completion codes"}[name]
+            raise bad("crowd_answered", f"{what} cannot change: {answered} annotator(s) already "
+                      f"{'got a code' if name == 'completion' else 'answered it'}", 409, field=name)
     with db.write():
         setup = db.session.get(CrowdSetup, campaign.id)
         if setup is None:

@@ -22,7 +22,7 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user
 
 from ..campaigns import services as camp
-from ..campaigns.gates import register_gate
+from ..campaigns.gates import register_after_work, register_gate
 from ..campaigns.protocol import protocol_of
 from ..campaigns.views import organizer_required
 from ..extensions import limiter
@@ -37,6 +37,7 @@ bp = Blueprint("crowd", __name__)
 @bp.record_once
 def _register(_state) -> None:
     register_gate(flow.gate)
+    register_after_work(flow.after_work)
 
 
 def _link_limit() -> str:

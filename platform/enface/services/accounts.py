@@ -11,7 +11,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..extensions import db
-from ..models import ROLES, ApiToken, Team, User, utcnow
+from ..models import LINK_ACCOUNT_DOMAIN, ROLES, ApiToken, Team, User, utcnow
 from . import NotFound, ServiceError, is_ascii_int
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -52,7 +52,7 @@ def get_user_by_email(email: str) -> User | None:
 def create_user(email: str, password: str, *, role: str = "participant", name: str = "",
                 check_strength: bool = True) -> User:
     email = normalize_email(email)
-    if not EMAIL_RE.match(email) or len(email) > 254:
+    if not EMAIL_RE.match(email) or len(email) > 254 or email.endswith("@" + LINK_ACCOUNT_DOMAIN):
         raise ServiceError("invalid_email", "enter a valid e-mail address", 400, {"field": "email"})
     if role not in ROLES:
         raise ServiceError("invalid_role", f"role must be one of {', '.join(ROLES)}", 400, {"field": "role"})

@@ -170,3 +170,22 @@ def test_failing_annotator_sees_the_fail_code(live, browser):
     got = sorted((r.split(",")[0], r.split(",")[2], r.split(",")[3]) for r in rows[1:])
     assert got == [("P-ALICE", "PASS-7Q", "yes"), ("P-BOB", "FAIL-3X", "no")]
     assert table == {"P-ALICE": ("PASS-7Q", True, 1), "P-BOB": ("FAIL-3X", False, 0)}
+
+
+def test_organizer_sees_links_results_and_codes(live, browser):
+    from tests.support.browser import login_page
+    from tests.support.campaigns import PASSWORD
+
+    base, world, cid, urls = live
+    ctx, page = login_page(browser, base, "org@example.org", PASSWORD, ERRORS, (1280, 1000))
+    page.goto(f"{base}/campaigns/{cid}")
+    page.click("#crowd-setup-link")
+    page.wait_for_selector("#crowd-annotators")
+    page.fill("textarea[name=panel_ids]", "P-CAROL")
+    page.click("text=Create links")
+    page.wait_for_selector("#new-links-text")
+    assert "P-CAROL,http" in page.input_value("#new-links-text")
+    shot(page, "organizer-crowd-page", full=True)
+    rows = page.inner_text("#crowd-annotators")
+    assert "P-ALICE" in rows and "P-BOB" in rows
+    ctx.close()

@@ -94,9 +94,11 @@ def test_link_annotator_goes_through_consent_tutorial_items_and_gets_the_pass_co
     silent = c.post(f"/crowd/c/{campaign}/tutorial", data={"item": "t2", "span_none": "1"})
     assert silent.status_code == 302
     assert c.get(f"/crowd/c/{campaign}/tutorial").headers["Location"].endswith(f"/annotate/item/{first}")
+    answers = []
     for a in items:
         assert read_all(c, a["public_id"], a["segments"]).status_code == 200
-        assert c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).status_code == 200
+        answers.append(c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).get_json())
+    assert answers[-1]["next"].endswith(f"/crowd/c/{campaign}/done")    # after the last item: the code
     done = c.get(f"/crowd/c/{campaign}")
     assert done.headers["Location"].endswith("/done")
     page = c.get(f"/crowd/c/{campaign}/done").get_data(as_text=True)
@@ -141,6 +143,12 @@ def test_a_right_first_answer_gets_the_pass_code_with_the_redirect(world, campai
         assert c.post(f"/annotate/api/items/{a['public_id']}/finish", json={}).status_code == 200
     page = c.get(f"/crowd/c/{campaign}/done").get_data(as_text=True)
     assert "PASS123" in page and "cc=PASS123" in page and "FAIL" not in page
+    org = world.client("org@example.org")
+    same = {"pass_code": "PASS123", "fail_code": "FAIL999", "threshold": "0.75",
+            "redirect": "https://panel.example/complete?cc=${CODE}"}
+    assert org.post(f"/campaigns/{campaign}/crowd/setup", data=same).status_code == 302     # unchanged: saved
+    changed = org.post(f"/campaigns/{campaign}/crowd/setup", data={**same, "threshold": "0.5"})
+    assert changed.status_code == 409 and "already got a code" in changed.get_data(as_text=True)
 
 
 def test_link_only_account_is_fenced_in(world, campaign):
@@ -359,3 +367,27 @@ def test_link_visits_and_wrong_passphrases_are_rate_limited(make_app, tmp_path):
     visits = [other.get("/crowd/l/lnk_" + "b" * 32).status_code for _ in range(6)]
     # 6 visits a minute per address, whatever the link: the 2 answered posts above and 4 of these
     assert visits == [404, 404, 404, 404, 429, 429], visits
+
+
+def test_an_answered_form_or_tutorial_is_fixed(world, campaign):
+    _setup(world, campaign, codes=False)
+    (_l, url), = _links(world, campaign, count="1")
+    c, _ = _arrive(world, url)
+    assert c.post(f"/crowd/c/{campaign}/welcome", data=GOOD_WELCOME_ANSWERS).status_code == 302
+    org = world.client("org@example.org")
+    resp = org.post(f"/campaigns/{campaign}/crowd/setup", data={"welcome_ready": "lait"},
+                    content_type="multipart/form-data")
+    assert resp.status_code == 409 and "already answered it" in resp.get_data(as_text=True)
+    assert org.post(f"/campaigns/{campaign}/crowd/setup", data={"clear": "welcome"}).status_code == 409
+    # the tutorial nobody has answered yet may still change, and the codes too
+    assert org.post(f"/campaigns/{campaign}/crowd/setup", data={"clear": "tutorial", "pass_code": "NEW1"}).status_code == 302
+
+
+def test_nobody_registers_an_address_of_the_link_accounts(world):
+    resp = world.app.test_client().post("/auth/register", data={
+        "email": "someone@links.enface.invalid", "password": "p" * 12, "confirm": "p" * 12})
+    assert resp.status_code in (200, 400) and "valid e-mail" in resp.get_data(as_text=True)   # the form, again
+    from enface.services import accounts
+
+    with world.ctx():
+        assert accounts.get_user_by_email("someone@links.enface.invalid") is None

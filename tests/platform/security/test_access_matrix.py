@@ -18,7 +18,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.access_matrix import Cell, app_cells, build_url, leaks, readable_body, request
+from tests.support.access_matrix import (
+    STATIC_FILES,
+    Cell,
+    app_cells,
+    build_url,
+    leaks,
+    readable_body,
+    request,
+)
 from tests.support.access_world import EMAILS as EMAIL_OF
 from tests.support.access_world import ROLES, STATES, build_access_world, login_client
 
@@ -384,11 +392,8 @@ LINK_ONLY: dict[str, str] = {
     "POST /api/v1/submissions/<int:submission_id>/primary": "401|404",
     "POST /api/v1/submissions/<int:submission_id>/withdraw": "401|404",
     "GET /static/<path:filename>": "200",
-    "GET /protocols/bws/static/<path:filename>": "200",
-    "GET /protocols/esa/static/<path:filename>": "200",
-    "GET /protocols/mqm/static/<path:filename>": "200",
-    "GET /protocols/reader/static/<path:filename>": "200",
-    "GET /protocols/rubric/static/<path:filename>": "200",
+    # each protocol's own scripts and styles (public, like the app's)
+    **{f"GET /protocols/{key}/static/<path:filename>": "200" for key in STATIC_FILES},
 }
 
 

@@ -18,7 +18,7 @@ from ...extensions import db
 from ...models import User, utcnow
 from ...services import NotFound, ServiceError, is_ascii_int
 from .. import clock
-from ..gates import pending_gate
+from ..gates import after_work, pending_gate
 from ..models import Assignment, Campaign, CampaignAnnotator, Item, Response
 from ..protocol import PROTOCOLS, protocol_of
 from .common import UUID_RE, bad, int_field, str_field
@@ -221,7 +221,7 @@ def finish(user: User, public_id: str) -> dict:
         if asg.state == "finished":
             nxt = next_assignment(asg)
             return {"finished": True, "already": True,
-                    "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None}
+                    "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else after_work(asg)}
         check_writable(asg, campaign_state)
         check_stage_open(asg)
         protocol.check_finish(asg)
@@ -240,7 +240,7 @@ def finish(user: User, public_id: str) -> dict:
         asg.finished_at = now
         asg.last_active_at = now
         nxt = next_assignment(asg)
-        return {"finished": True, "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else None}
+        return {"finished": True, "next": url_for("annotate.item", public_id=nxt.public_id) if nxt else after_work(asg)}
 
 
 # --------------------------------------------------------------------------- answers (the autosave queue's endpoint)

@@ -16,9 +16,8 @@ from ...extensions import db
 from ...models import utcnow
 from ...services import NotFound
 from .. import assignment
-from ..discovery import default_protocol
 from ..models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item, ItemVersion, Response
-from ..protocol import PROTOCOLS, ItemPlan, protocol_of
+from ..protocol import PROTOCOLS, ItemPlan, default_protocol, protocol_of
 from .common import bad
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -16,9 +14,9 @@ from ...services import NotFound
 from ...services.accounts import check_text
 from ...services.testsets import scoring_testset
 from .. import sampling
-from ..discovery import default_protocol
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
-from ..protocol import PROTOCOLS, protocol_of
+from ..options import CampaignInput, default_selected  # noqa: F401  (the services' names for them)
+from ..protocol import PROTOCOLS, default_protocol, protocol_of
 from .common import ELIGIBLE_STATES, MAX_REDUNDANCY, MAX_SEED, bad, whole_number
 
 
@@ -58,11 +56,6 @@ def eligible_submissions(ts: TestSet) -> list[Submission]:
     return [s for s in subs if not s.document_level]
 
 
-def default_selected(sub: Submission) -> bool:
-    """Primaries and baselines are evaluated by default (as in WMT 2023)."""
-    return sub.label == "baseline" or (sub.label == "primary" and sub.slot is not None)
-
-
 def testset_docs(ts: TestSet) -> list[sampling.DocInfo]:
     """The test set's documents and their sources, in order (from the per-process scoring view: no query once cached)."""
     return [sampling.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
@@ -83,27 +76,6 @@ def version_labels(campaign: Campaign) -> dict[int, str]:
     systems = system_labels(campaign)
     return {v.id: (f"reference {v.reference}" if v.reference is not None else systems[v.submission_id])
             for v in campaign.versions}
-
-
-@dataclass
-class CampaignInput:
-    """What an organizer asks for; ``settings`` go to the protocol, which checks them."""
-
-    name: str
-    submission_ids: list[int]
-    protocol: str = ""               # "" = the default protocol (enface.campaigns.discovery)
-    settings: dict[str, Any] = field(default_factory=dict)
-    references: list[int] = field(default_factory=list)     # 1 and/or 2: references evaluated as versions
-    # The versions' order, when it matters (a reader study's version 1 and 2): "ref1", "sub12", ...;
-    # empty: references first, then systems by id.
-    version_order: list[str] = field(default_factory=list)
-    strategy: str = ""               # "" = the protocol's default
-    redundancy: int = 1
-    ranges: str = ""                 # "doc:1-40" lines; empty: sample
-    sample_docs: int = 5
-    sample_words: int = 2200
-    instructions: str = ""
-    seed: int | str | None = None    # from a form: checked by create_campaign
 
 
 def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,

@@ -13,7 +13,7 @@ from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
 from ...campaigns import reading, sampling
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns.contract import Export, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
@@ -226,16 +226,9 @@ class MQMProtocol(Protocol):
                                "ranges": campaign.ranges, "redundancy": campaign.redundancy}
         return results
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        return {"tsv": ("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)"),
-                "json": ("application/json", "json", "JSON")}
-
-    def export(self, campaign: Campaign, fmt: str) -> str:
-        if fmt == "tsv":
-            return svc.export_tsv(campaign)
-        if fmt == "json":
-            return svc.export_json(campaign)
-        return super().export(campaign, fmt)
+    def exports(self) -> dict[str, Export]:
+        return {"tsv": Export("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)", svc.export_tsv),
+                "json": Export("application/json", "json", "JSON", svc.export_json)}
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return svc.progress(campaign)
