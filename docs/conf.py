@@ -47,6 +47,10 @@ autodoc_typehints = "signature"
 # Heavy optional imports the reference does not need to load.
 autodoc_mock_imports = ["comet", "torch", "pytorch_lightning", "lightning"]
 nitpicky = False
+# Every protocol has modules of the same names (results, imports, exports) and dataclasses share field
+# names (Option.type, Question.type): a short name in a signature finds several targets, which is no error
+# in the text (the link goes to the first); the warning would stop the -W build for each new protocol.
+suppress_warnings = ["ref.python"]
 
 html_theme = "furo"
 html_title = "Enface"

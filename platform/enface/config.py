@@ -3,40 +3,40 @@
 Nothing here runs at import time: :meth:`Config.from_env` reads the
 environment when an app (or a worker, or the CLI) is created.
 
-=================================  ===============================================================
-variable                           default
-=================================  ===============================================================
-ENFACE_DATA_DIR                    ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
-ENFACE_DATABASE_URL                ``sqlite:///<data_dir>/enface.sqlite``
-ENFACE_BROKER_URL                  ``sqla+sqlite:///<data_dir>/broker.sqlite``
-ENFACE_RESULT_BACKEND              ``db+sqlite:///<data_dir>/results.sqlite``
-ENFACE_SECRET_KEY                  generated once into ``<data_dir>/secret_key``
-ENFACE_COMET_MODEL                 unset: COMET shows n/a with the reason
-ENFACE_MAX_UPLOAD_BYTES            50 MiB per upload (request body)
-ENFACE_MAX_UNZIPPED_BYTES          200 MiB uncompressed per zip
-ENFACE_STUCK_AFTER                 600 seconds without a heartbeat before the sweeper requeues a job
-ENFACE_JUDGE_STALE_AFTER           30 seconds without an LLM judge run's heartbeat before it counts as dead
-ENFACE_RATELIMIT_STORAGE           ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
-                                   (``redis://...`` when several hosts must share it; ``memory://``: one process only)
-ENFACE_LOGIN_RATE_LIMIT            ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
-ENFACE_LOGIN_ACCOUNT_RATE_LIMIT    ``100 per hour``: failed logins per account, from new browsers
-ENFACE_LOGIN_ADDRESS_RATE_LIMIT    ``100 per minute;1000 per hour``: failed logins per address, from new browsers
-ENFACE_CROWD_LINK_RATE_LIMIT       ``30 per minute;300 per hour``: visits of account-free annotator links per address
-ENFACE_CROWD_PASSPHRASE_RATE_LIMIT ``5 per minute;30 per hour``: passphrases tried per link and address
-ENFACE_JOBS                        ``celery`` (``eager`` runs jobs in the request: tests only)
-ENFACE_BROKER_KEY_PREFIX           unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
-ENFACE_SCORING_WORKERS             0: BLEU/chrF/TER statistics on all cores
-ENFACE_SECURE_COOKIES              unset: ``1`` marks session cookies Secure (serve behind HTTPS)
-ENFACE_REMEMBER_DAYS               14: lifetime of the "remember me" cookie and of a login session cookie's signature
-ENFACE_HSTS_SECONDS                0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
-ENFACE_MAX_LINE_BYTES              1 MiB: the longest line (segment) an uploaded file may hold
-ENFACE_PROXY_FIX                   unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
-ENFACE_LOG_FORMAT                  ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
-ENFACE_TER                         unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
-ENFACE_JUDGE_KEY_ENVS              unset (none): the worker's environment variables an LLM judge may name as its API key,
-                                   comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
-ENFACE_JUDGE_PROMPTS_ROOT          ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
-=================================  ===============================================================
+====================================  ===============================================================
+variable                              default
+====================================  ===============================================================
+ENFACE_DATA_DIR                       ``./instance``: database, broker, uploads, secret key, logs of ``enface demo``
+ENFACE_DATABASE_URL                   ``sqlite:///<data_dir>/enface.sqlite``
+ENFACE_BROKER_URL                     ``sqla+sqlite:///<data_dir>/broker.sqlite``
+ENFACE_RESULT_BACKEND                 ``db+sqlite:///<data_dir>/results.sqlite``
+ENFACE_SECRET_KEY                     generated once into ``<data_dir>/secret_key``
+ENFACE_COMET_MODEL                    unset: COMET shows n/a with the reason
+ENFACE_MAX_UPLOAD_BYTES               50 MiB per upload (request body)
+ENFACE_MAX_UNZIPPED_BYTES             200 MiB uncompressed per zip
+ENFACE_STUCK_AFTER                    600 seconds without a heartbeat before the sweeper requeues a job
+ENFACE_JUDGE_STALE_AFTER              30 seconds without an LLM judge run's heartbeat before it counts as dead
+ENFACE_RATELIMIT_STORAGE              ``sqlite:///<data_dir>/ratelimit.sqlite``: shared by the web processes of one host
+                                      (``redis://...`` when several hosts must share it; ``memory://``: one process only)
+ENFACE_LOGIN_RATE_LIMIT               ``10 per minute;50 per hour``: failed logins per account and address (and per known browser)
+ENFACE_LOGIN_ACCOUNT_RATE_LIMIT       ``100 per hour``: failed logins per account, from new browsers
+ENFACE_LOGIN_ADDRESS_RATE_LIMIT       ``100 per minute;1000 per hour``: failed logins per address, from new browsers
+ENFACE_CROWD_LINK_RATE_LIMIT          ``30 per minute;300 per hour``: visits of account-free annotator links per address
+ENFACE_CROWD_PASSPHRASE_RATE_LIMIT    ``5 per minute;30 per hour``: passphrases tried per link and address
+ENFACE_JOBS                           ``celery`` (``eager`` runs jobs in the request: tests only)
+ENFACE_BROKER_KEY_PREFIX              unset: with a Redis broker, a prefix for every key (one Redis, several deployments)
+ENFACE_SCORING_WORKERS                0: BLEU/chrF/TER statistics on all cores
+ENFACE_SECURE_COOKIES                 unset: ``1`` marks session cookies Secure (serve behind HTTPS)
+ENFACE_REMEMBER_DAYS                  14: lifetime of the "remember me" cookie and of a login session cookie's signature
+ENFACE_HSTS_SECONDS                   0 (off): > 0 sends ``Strict-Transport-Security: max-age=<n>`` (only behind HTTPS)
+ENFACE_MAX_LINE_BYTES                 1 MiB: the longest line (segment) an uploaded file may hold
+ENFACE_PROXY_FIX                      unset: ``1`` trusts one reverse proxy's X-Forwarded-For/-Proto/-Host (deploy/nginx)
+ENFACE_LOG_FORMAT                     ``text``: ``json`` writes JSON lines (with request ids) and one access line per request
+ENFACE_TER                            unset: read by the scoring library; ``sacrebleu`` runs sacrebleu's TER, not the port
+ENFACE_JUDGE_KEY_ENVS                 unset (none): the worker's environment variables an LLM judge may name as its API key,
+                                      comma-separated (``OPENAI_API_KEY,DEEPSEEK_API_KEY``); never an ``ENFACE_*`` name
+ENFACE_JUDGE_PROMPTS_ROOT             ``<data_dir>/judge-prompts``: the folder a judge's prompt templates folder must lie in
+====================================  ===============================================================
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ document, line (1-based in the document), whether it is an attention-check copy 
 the spans (JSON: inclusive offsets or ``"missing"``, severity, provenance, suggestion), the
 reading time on the segment, the page's first/last change (epoch ms), and when it was first and
 last saved. The Appraise export (:func:`humaneval.esa.appraise.format_scores`) has the twelve
-columns of an Appraise score export, scored segments of finished items only (see :mod:`.rows`).
+columns of an Appraise score export, scored segments of finished items only (see :mod:`enface.protocols.esa.rows`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ segment by segment on facing pages; per segment they mark error spans, minor or 
 categories), with a ``[missing]`` marker for omissions, then give a 0-100 score on a slider with
 ESA's anchors, once the segment has been read. Items are one version of one document range (as
 MQM's); the "document" strategy gives every system of a document to the same annotators.
-Attention checks are BAD copies (:mod:`.checks`); results come from :mod:`humaneval.esa`
-(:mod:`.results`).
+Attention checks are BAD copies (:mod:`enface.protocols.esa.checks`); results come from :mod:`humaneval.esa`
+(:mod:`enface.protocols.esa.results`).
 """
 
 from __future__ import annotations

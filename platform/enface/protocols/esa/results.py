@@ -1,4 +1,4 @@
-"""An ESA campaign's results: its answers as Appraise rows (:mod:`.rows`) through :mod:`humaneval.esa`.
+"""An ESA campaign's results: its answers as Appraise rows (:mod:`enface.protocols.esa.rows`) through :mod:`humaneval.esa`.
 
 Per system the mean score, the mean per-annotator z-score, a 95 % bootstrap interval, the item
 count and the error spans per severity; attention checks per annotator (the library's one-sided

@@ -18,7 +18,7 @@ MAX_IMPORT_BYTES = 50 * 1024 * 1024
 @bp.post("/campaigns/<int:campaign_id>/import")
 @organizer_required
 def import_appraise(campaign_id: int):
-    """An Appraise score export (CSV) into this open ESA campaign (see :mod:`.imports`)."""
+    """An Appraise score export (CSV) into this open ESA campaign (see :mod:`enface.protocols.esa.imports`)."""
     from .imports import import_scores
 
     campaign = core.get_campaign(campaign_id)
