@@ -190,10 +190,10 @@
   function menu(x, y, c, a, b, existing) {
     pop.textContent = '';
     S.severities.forEach(function (s) {
-      pop.appendChild(el('button', { type: 'button', cls: 'small esa-' + s.name, text: s.letter + ' ' + s.name,
+      pop.appendChild(el('button', { type: 'button', cls: 'small esa-' + s.name, 'data-severity': s.name, text: s.letter + ' ' + s.name,
         onclick: function () { pop.hidden = true; mark(cur, c, a, b, s.name); } }));
     });
-    if (existing) pop.appendChild(el('button', { type: 'button', cls: 'small', text: 'Remove',
+    if (existing) pop.appendChild(el('button', { type: 'button', cls: 'small remove', text: 'Remove',
       onclick: function () { pop.hidden = true; unmark(cur, c, existing); } }));
     pop.style.left = x + 'px'; pop.style.top = y + 'px';
     pop.hidden = false;
@@ -211,7 +211,7 @@
       const hit = kit.spans.touched(selection.getRangeAt(0), text, '.w');
       selection.removeAllRanges();
       if (!hit) return;
-      a = parseInt(hit[0].getAttribute('data-k'), 10); b = parseInt(hit[1].getAttribute('data-k'), 10);
+      a = hit[0]; b = hit[1];
     } else if (ev.target.classList.contains('w')) {
       a = b = parseInt(ev.target.getAttribute('data-k'), 10);
     } else return;
