@@ -174,6 +174,8 @@ def test_mouse_spans_menu_slider_and_reload(live, browser):
     page.reload()
     page.wait_for_selector("#cesa[data-ready='1']")
     assert page.locator(".cesa-col[data-col='2'] .w.esa-major").count() == 2
+    assert page.locator(".cesa-col[data-col='2'] .w.esa-major.span-end").get_attribute("data-sev") == "Ma"
+    assert page.locator(".cesa-col[data-col='2'] .cesa-missing").get_attribute("data-sev") == "Mi"
     page.locator(".cesa-col[data-col='2'] .cesa-spans button").first.click()   # × in the list
     wait_saved(page)
     answers, _state, _order = stored(world, item["public_id"])

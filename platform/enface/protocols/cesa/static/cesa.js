@@ -112,7 +112,10 @@
       if (t.s > at) text.appendChild(document.createTextNode(cps.slice(at, t.s).join('')));
       const w = el('span', { cls: 'w', 'data-k': k, text: cps.slice(t.s, t.e).join('') });
       const sp = spanAt(i, c, k);
-      if (sp) { w.classList.add('esa-' + sp.severity); w.title = sp.severity; }
+      if (sp) {
+        w.classList.add('esa-' + sp.severity); w.title = sp.severity;
+        if (k === toks.length - 1 || spanAt(i, c, k + 1) !== sp) { w.classList.add('span-end'); w.setAttribute('data-sev', sp.severity === 'major' ? 'Ma' : 'Mi'); }
+      }
       if (sel && k >= sel[0] && k <= sel[1]) w.classList.add('cursor');
       text.appendChild(w);
       at = t.e;
@@ -120,7 +123,7 @@
     if (at < cps.length) text.appendChild(document.createTextNode(cps.slice(at).join('')));
     const miss = el('span', { cls: 'w cesa-missing', 'data-k': toks.length, text: '[missing]' });
     const msp = spanAt(i, c, toks.length);
-    if (msp) miss.classList.add('esa-' + msp.severity);
+    if (msp) { miss.classList.add('esa-' + msp.severity, 'span-end'); miss.setAttribute('data-sev', msp.severity === 'major' ? 'Ma' : 'Mi'); }
     if (sel && sel[1] >= toks.length) miss.classList.add('cursor');
     text.appendChild(document.createTextNode(' '));
     text.appendChild(miss);
