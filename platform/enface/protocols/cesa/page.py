@@ -9,9 +9,9 @@ from typing import Any
 from flask import url_for
 from sqlalchemy import func, select
 
-from ...campaigns import logic
 from ...campaigns.models import Assignment, Campaign
 from ...campaigns.services import bad, next_assignment
+from ...campaigns.text_direction import text_direction
 from ...extensions import db
 from ..esa.page import ANCHORS, SEVERITY_LETTER, SEVERITY_TEXT
 from ..esa.responses import SEVERITIES
@@ -79,8 +79,8 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "document": item.document.name, "first": item.seg_start + 1, "last": item.seg_end,
                  "finished": asg.finished, "state": asg.state, "columns": len(item.versions),
                  "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
-                 "src_dir": logic.text_direction(ts.src_lang, (x["source"] for x in segs[:5])),
-                 "tgt_dir": logic.text_direction(ts.tgt_lang, (t for x in segs[:5] for t in x["targets"]))},
+                 "src_dir": text_direction(ts.src_lang, (x["source"] for x in segs[:5])),
+                 "tgt_dir": text_direction(ts.tgt_lang, (t for x in segs[:5] for t in x["targets"]))},
         "instructions": "\n\n".join(t for t in (s["guidelines"], campaign.instructions) if t),
         "segments": segs,
         "answers": {f"{seg}:{col}": {"uuid": a.uuid, "rev": a.rev, "data": a.to_json()}
