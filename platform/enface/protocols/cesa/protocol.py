@@ -26,7 +26,7 @@ from ..esa.protocol import ESAProtocol
 from ..esa.responses import KIND, check_answer
 from ..esa.settings import clean_settings
 from ..esa.texts import version_texts
-from . import page, results
+from . import cli, page, results
 from .answers import column_order, live_answers, parse_key
 
 
@@ -37,6 +37,7 @@ class ContrastiveESAProtocol(ESAProtocol):
                    "error spans and a 0-100 score per translation (Pearmut's cESA).")
     order = 6
     strategies = ("redundancy",)
+    options = cli.OPTIONS
     leaderboard_column = LeaderboardColumn(
         name="cESA", choice="human-cesa", head="esa/_lb_head.html", cell="esa/_lb_cell.html",
         ranking="esa/_lb_ranking.html", api_row_field=True,
@@ -77,6 +78,12 @@ class ContrastiveESAProtocol(ESAProtocol):
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         return {"results": self.results(campaign), "summary": self.settings_summary(campaign), "ai": None}
+
+    def cli_create(self, testset, request):
+        return cli.cli_create(self, testset, request)
+
+    def cli_status(self, campaign: Campaign, as_json: bool) -> None:
+        cli.cli_status(campaign, as_json)
 
     # -- the start ------------------------------------------------------------------------------
     def build_items(self, campaign: Campaign) -> list[ItemPlan]:
