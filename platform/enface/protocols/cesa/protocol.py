@@ -39,8 +39,8 @@ class ContrastiveESAProtocol(ESAProtocol):
     strategies = ("redundancy",)
     options = cli.OPTIONS
     leaderboard_column = LeaderboardColumn(
-        name="cESA", choice="human-cesa", head="esa/_lb_head.html", cell="esa/_lb_cell.html",
-        ranking="esa/_lb_ranking.html", api_row_field=True,
+        name="cESA", choice="human-cesa", head="cesa/_lb_head.html", cell="cesa/_lb_cell.html",
+        ranking="cesa/_lb_ranking.html", api_row_field=True,
         precedence_note=Markup("Contrastive ESA (versions side by side) orders the board."))
     item_template = "cesa/item.html"
     dashboard_template = "cesa/dashboard.html"
