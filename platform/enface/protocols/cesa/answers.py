@@ -1,4 +1,4 @@
-"""cESA's answers: one core ``Response`` per segment and column, each an ESA answer (:mod:`..esa.responses`).
+"""cESA's answers: one core ``Response`` per segment and column, each an ESA answer (:mod:`enface.protocols.esa.responses`).
 
 The key is ``"<segment>:<column>"``: the 0-based segment of the item and the 0-based column in the
 assignment's stored order (``plan["order"]``, the versions' ids shuffled at the start), so the page

@@ -4,8 +4,8 @@ An annotator sees each source segment of a document range (the range is the docu
 every version's translation next to each other, in an order shuffled once per assignment and stored
 (``Assignment.plan["order"]``), unnamed (translation A, B, ...). Each translation gets its own ESA
 error spans (minor/major, ``[missing]``) and its own 0-100 slider with ESA's anchors; a score below
-:data:`.answers.LOW_SCORE` with no span gets a visible warning. Each translation's answer is an ESA
-answer, so the results are ESA's (:mod:`humaneval.esa` through :mod:`..esa.results`), per version.
+:data:`enface.protocols.cesa.answers.LOW_SCORE` with no span gets a visible warning. Each translation's answer is an ESA
+answer, so the results are ESA's (:mod:`humaneval.esa` through :mod:`enface.protocols.esa.results`), per version.
 
 It reuses ESA's modules (answer record and its checks, settings, results, leaderboard column, CLI
 options); what differs is here: the items (all versions of a range in one item), the stored order,

@@ -1,4 +1,4 @@
-"""A cESA campaign's results: ESA's (:mod:`..esa.results`) over the columns' answers (:mod:`.rows`)."""
+"""A cESA campaign's results: ESA's (:mod:`enface.protocols.esa.results`) over the columns (:mod:`enface.protocols.cesa.column_rows`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ...campaigns.models import Assignment, Campaign
 from ..esa import results as esa_results
 from ..esa.rows import campaign_assignments
 from .answers import live_answers, low_without_spans
-from .rows import answer_rows
+from .column_rows import answer_rows
 
 
 def compute_results(campaign: Campaign) -> dict[str, Any]:

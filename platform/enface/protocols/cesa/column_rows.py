@@ -1,5 +1,5 @@
 """A cESA campaign's answers as ESA rows: each column's answer is an ESA answer on its version, so
-:mod:`..esa.results` (and :mod:`humaneval.esa` under it) reads them as it reads ESA's."""
+:mod:`enface.protocols.esa.results` (and :mod:`humaneval.esa` under it) reads them as it reads ESA's."""
 
 from __future__ import annotations
 
