@@ -45,7 +45,8 @@ def app_cells() -> list[Cell]:
 
 
 #: a static file of each blueprint that serves its own (the app's under "static")
-STATIC_FILES = {"bws": "bws.css", "esa": "esa.css", "mqm": "mqm.css", "reader": "reader.css", "rubric": "rubric.css"}
+STATIC_FILES = {"bws": "bws.css", "cesa": "cesa.css", "esa": "esa.css", "mqm": "mqm.css", "reader": "reader.css",
+                "rubric": "rubric.css"}
 
 
 def url_values(world: AccessWorld, endpoint: str) -> dict:

@@ -195,6 +195,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     # an MQM campaign's id: no ESA campaign there (404) for the organizers, the usual refusals for the others
     "POST /protocols/esa/campaigns/<int:campaign_id>/import": "302 404 404 404 404 404",
     "GET /protocols/esa/static/<path:filename>": EVERYONE,
+    "GET /protocols/cesa/static/<path:filename>": EVERYONE,
     # ESA^AI's suggestions pages: organizers only; an MQM campaign's id has none (404) for them too
     "GET /protocols/esa/campaigns/<int:campaign_id>/suggestions": "302 404 404 404 404 404",
     "GET /protocols/esa/campaigns/<int:campaign_id>/suggestions/<int:record_id>": "302 404 404 404 404 404",

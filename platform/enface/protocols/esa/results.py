@@ -49,9 +49,10 @@ def kept_rows(rows: list[ScoreRow], excluded: list[str]) -> list[ScoreRow]:
     return scored_rows([r for r in rows if r.counts and r.annotator not in set(excluded)])
 
 
-def compute_results(campaign: Campaign) -> dict[str, Any]:
-    """Everything the results page shows; ``{"empty": True}`` before any finished item."""
-    answers = answer_rows(campaign)
+def compute_results(campaign: Campaign, rows_of=answer_rows) -> dict[str, Any]:
+    """Everything the results page shows; ``{"empty": True}`` before any finished item. ``rows_of(campaign)``:
+    the answers as :class:`AnswerRow` (contrastive ESA's come from its own columns)."""
+    answers = rows_of(campaign)
     rows = [score_row(r, campaign) for r in answers]
     if not any(not r.is_bad for r in rows):
         return {"empty": True, "systems": []}
@@ -80,15 +81,15 @@ def compute_results(campaign: Campaign) -> dict[str, Any]:
     return out
 
 
-def results_for(campaign: Campaign, organizer: bool = False) -> dict[str, Any]:
+def results_for(campaign: Campaign, organizer: bool = False, rows_of=answer_rows) -> dict[str, Any]:
     """The frozen snapshot of a released campaign (for everyone but its organizers), else live."""
     if campaign.state == "released" and campaign.results and not organizer:
         return campaign.results
-    return compute_results(campaign)
+    return compute_results(campaign, rows_of)
 
 
-def release_snapshot(campaign: Campaign) -> dict[str, Any]:
-    res = compute_results(campaign)
+def release_snapshot(campaign: Campaign, rows_of=answer_rows) -> dict[str, Any]:
+    res = compute_results(campaign, rows_of)
     if res.get("empty"):
         raise bad("no_results", "no finished item yet: nothing to release", 409)
     res["campaign"] = {"id": campaign.id, "name": campaign.name, "ranges": campaign.ranges,

@@ -1,0 +1,1 @@
+"""Contrastive ESA (cESA): one document range, every version side by side (see :mod:`enface.protocols.cesa.protocol`)."""
