@@ -27,6 +27,7 @@ def test_the_new_campaign_form_creates_a_cesa_campaign(world):
     page = org.get(f"/campaigns/new?testset={world.testset_id}&protocol=cesa")
     html = page.get_data(as_text=True)
     assert page.status_code == 200 and 'id="cesa-new"' in html and 'name="attention_share"' not in html
+    assert "<legend>Systems</legend>" in html and 'name="ranges"' in html   # (the scope fields ESA shares)
     r = org.post("/campaigns/new", data=_form(world))
     assert r.status_code in (302, 303), r.get_data(as_text=True)[:500]
     with world.ctx():
