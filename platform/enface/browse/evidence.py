@@ -33,7 +33,7 @@ def campaign_evidence(campaign: Campaign) -> list[dict]:
     hit = cache.get(key)
     if hit is not None:
         return hit
-    found = [{**e, "protocol": campaign.protocol, "campaign": campaign.name}
+    found = [{**e.as_dict(), "protocol": campaign.protocol, "campaign": campaign.name}
              for e in protocol_of(campaign).evidence(campaign)]
     cache.put(key, found)
     return found

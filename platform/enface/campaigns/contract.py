@@ -4,7 +4,7 @@ protocol declares to the core instead of the core naming it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -33,6 +33,64 @@ class LeaderboardColumn:
     #: said when this ranking orders the board while another one is released too (escaped unless a Markup)
     precedence_note: str = ""
     key: str = ""               # the protocol's key (filled by the core)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One thing a released campaign's rater said about a text, for the output browser: a span, a highlight
+    or a score, on one line of one document (``seg`` None: a whole document or chunk)."""
+
+    kind: str                   # "span" | "highlight" | "score"
+    campaign_id: int
+    document: str
+    seg: int | None             # 0-based line in the document
+    submission_id: int | None   # None for a reference
+    reference: int | None       # 1, 2 or None
+    rater: str
+    side: str = "target"        # "target" | "source"
+    start: int | None = None    # code points into the text of that line (end exclusive), or None
+    end: int | None = None
+    text: str = ""
+    category: str = ""
+    subcategory: str = ""
+    severity: str = ""
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class LeaderboardPart:
+    """A released campaign's contribution to its test set's leaderboard (the protocol's ``leaderboard``
+    hook): ``by_submission`` holds each submission's cell (the protocol's own fields, read by its cell
+    partial and the API), ``ranking`` its official human ranking across all systems, if any."""
+
+    campaign: dict[str, Any]                    # {"id", "name", "released_at"}
+    by_submission: dict[int, dict[str, Any]]
+    ranking: dict[str, Any] | None = None
+    higher_is_better: bool = True
+    unit: str = ""
+    name: str = ""
+    #: more fields a protocol's partials read (e.g. MQM's scheme), kept beside the others
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, part: dict[str, Any] | None) -> LeaderboardPart | None:
+        """A part written as the dict the board reads (a protocol's stored snapshot shape), or None."""
+        if part is None:
+            return None
+        known = {"campaign", "by_submission", "ranking", "higher_is_better", "unit", "name"}
+        return cls(campaign=part["campaign"], by_submission=part["by_submission"], ranking=part.get("ranking"),
+                   higher_is_better=part.get("higher_is_better", True), unit=part.get("unit", ""),
+                   name=part.get("name", ""), extra={k: v for k, v in part.items() if k not in known})
+
+    def as_dict(self) -> dict[str, Any]:
+        """The shape the board, its JSON and the templates read (``extra`` merged in)."""
+        out = {"campaign": self.campaign, "by_submission": self.by_submission, "ranking": self.ranking,
+               "higher_is_better": self.higher_is_better, "unit": self.unit, "name": self.name}
+        out.update(self.extra)
+        return out
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError, is_ascii_int
-from .contract import Export, JudgeTask, LeaderboardColumn
+from .contract import Evidence, Export, JudgeTask, LeaderboardColumn, LeaderboardPart
 from .options import CampaignInput, Option, default_selected
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
@@ -236,22 +236,16 @@ class Protocol:
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         raise self.required("progress")
 
-    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
-        """What a released campaign's raters said about the texts, for the output browser (optional).
-
-        One dict per piece of evidence, on one document (all documents when ``document_id`` is None)::
-
-            {"kind": "span" | "highlight" | "score", "campaign_id", "document", "seg" (0-based line in the
-             document, None for a whole document or chunk), "submission_id" (None for a reference),
-             "reference" (1, 2 or None), "rater", "side" ("target" | "source"), "start", "end" (code points
-             into the text of that line, or None), "text", "category", "subcategory", "severity", "note"}
-
-        Called only for released campaigns; the browser shows it beside the texts and filters it.
-        """
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
+        """What a released campaign's raters said about the texts, for the output browser (optional): one
+        :class:`~enface.campaigns.contract.Evidence` per span, highlight or score, on one document (all
+        documents when ``document_id`` is None). Called only for released campaigns; the browser shows it
+        beside the texts and filters it."""
         return []
 
-    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
-        """A released campaign's contribution to its test set's leaderboard (a column, a ranking), or None."""
+    def leaderboard(self, campaign: Campaign) -> LeaderboardPart | None:
+        """A released campaign's contribution to its test set's leaderboard (its column's cells, its
+        ranking): a :class:`~enface.campaigns.contract.LeaderboardPart`, or None."""
         return None
 
     def meta_sources(self, campaign: Campaign) -> list[Any]:

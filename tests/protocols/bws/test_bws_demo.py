@@ -39,4 +39,4 @@ def test_demo_judgments_import_into_the_demo_campaign(world):
         assert {v["version"]: v["score"] for v in res["versions"]} == {v: s.score for v, s in counts(js).items()}
         assert res["ranking"]["rows"][0]["system"] == "reference 1"
         part = protocol_of(done).leaderboard(done)
-        assert part["by_submission"][world.subs["lantern-nmt"]]["score"] > 0
+        assert part.by_submission[world.subs["lantern-nmt"]]["score"] > 0

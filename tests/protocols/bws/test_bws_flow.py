@@ -202,9 +202,9 @@ def test_release_leaderboard_part_and_meta_sources(world):
         c = campaign(world, cid)
         assert c.state == "released" and c.results["ranking"]
         part = protocol_of(c).leaderboard(c)
-        lantern = part["by_submission"][world.subs["lantern-nmt"]]
-        assert lantern["score"] > 0 and lantern["rank_range"] and part["higher_is_better"]
-        assert set(part["by_submission"]) == set(world.subs.values())        # references are no submission
+        lantern = part.by_submission[world.subs["lantern-nmt"]]
+        assert lantern["score"] > 0 and lantern["rank_range"] and part.higher_is_better
+        assert set(part.by_submission) == set(world.subs.values())        # references are no submission
         (source,) = protocol_of(c).meta_sources(c)
         assert source.systems[str(world.subs["lantern-nmt"])] == lantern["score"]
         assert "reference 1" in source.systems and source.item_unit == "segment"

@@ -69,11 +69,11 @@ def test_meta_sources_evidence_and_snapshot(world):
         assert source.item_unit == "segment" and source.systems[walrus] == 20 + (0 + 1 + 2 + 3 + 0 + 1 + 2) / 7
         assert source.items[walrus][("river.1", 3)] == 23
         evidence = protocol.evidence(camp)
-        spans = [e for e in evidence if e["kind"] == "span"]
-        assert len(spans) == 7 and {e["submission_id"] for e in spans} == {world.subs["walrus-baseline"]}
-        assert all(e["end"] == 3 and e["severity"] == "major" and len(e["text"]) == 3 for e in spans)
-        assert sum(e["kind"] == "score" for e in evidence) == 21
+        spans = [e for e in evidence if e.kind == "span"]
+        assert len(spans) == 7 and {e.submission_id for e in spans} == {world.subs["walrus-baseline"]}
+        assert all(e.end == 3 and e.severity == "major" and len(e.text) == 3 for e in spans)
+        assert sum(e.kind == "score" for e in evidence) == 21
         snapshot = camp.results
         assert snapshot["campaign"]["id"] == cid and [s["system"] for s in snapshot["systems"]][0] == "zephyr-mt"
         part = protocol.leaderboard(camp)
-        assert part["by_submission"][world.subs["zephyr-mt"]]["rank"] == 1
+        assert part.by_submission[world.subs["zephyr-mt"]]["rank"] == 1

@@ -43,8 +43,8 @@ def test_released_highlights_show_in_the_browser(world, clock):
 
         ev = protocol_of(found).evidence(found)
     versions = {"1": (None, 1), "2": (world.subs["nightjar-mt"], None)}    # ref1 and the system
-    assert sorted((next(k for k, v in versions.items() if v == (e["submission_id"], e["reference"])),
-                   e["category"], e["text"]) for e in ev) == expected
+    assert sorted((next(k for k, v in versions.items() if v == (e.submission_id, e.reference)),
+                   e.category, e.text) for e in ev) == expected
     with world.ctx(), db.write():
         db.session.get(TestSet, ts).released = True        # the references stay private (the default)
     anon = world.client()

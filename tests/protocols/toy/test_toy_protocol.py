@@ -30,7 +30,7 @@ import json
 
 from sqlalchemy import select
 
-from enface.campaigns.contract import Export, LeaderboardColumn
+from enface.campaigns.contract import Export, LeaderboardColumn, LeaderboardPart
 from enface.campaigns.models import Assignment, Response
 from enface.campaigns.options import Option
 from enface.campaigns.protocol import ItemPlan, Protocol
@@ -105,8 +105,8 @@ class ToyScore(Protocol):
 
     def leaderboard(self, campaign):
         scores = (campaign.results or {}).get("scores") or {}
-        return {"campaign": {"id": campaign.id, "name": campaign.name}, "higher_is_better": True,
-                "by_submission": {int(sid): {"score": v} for sid, v in scores.items()}, "ranking": None}
+        return LeaderboardPart(campaign={"id": campaign.id, "name": campaign.name},
+                               by_submission={int(sid): {"score": v} for sid, v in scores.items()})
 
     def exports(self):
         return {"json": Export("application/json", "json", "JSON (scores)",

@@ -315,7 +315,8 @@ def attach_to_leaderboard(board: dict) -> dict:
     for key in sorted(keys & set(PROTOCOLS) | set(always)):
         protocol = protocol_of(key)
         camp = released_campaign(board["testset_id"], key)
-        info = protocol.leaderboard(camp) if camp is not None and camp.results else None
+        part = protocol.leaderboard(camp) if camp is not None and camp.results else None
+        info = part.as_dict() if part is not None else None
         board[key] = info
         if info:
             board.setdefault("human_keys", []).append(key)

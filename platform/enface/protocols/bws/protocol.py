@@ -14,7 +14,7 @@ from typing import Any
 
 from scoring.human_ranking import TESTS
 
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns.contract import LeaderboardColumn, LeaderboardPart
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, version_labels
@@ -230,8 +230,8 @@ class BwsProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
-    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
-        return results.leaderboard_part(campaign)
+    def leaderboard(self, campaign: Campaign) -> LeaderboardPart | None:
+        return LeaderboardPart.from_dict(results.leaderboard_part(campaign))
 
     def meta_sources(self, campaign: Campaign) -> list[Any]:
         from .meta import meta_sources

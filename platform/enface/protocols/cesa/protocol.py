@@ -18,7 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns.contract import Evidence, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, register
 from ...campaigns.services import bad, parsed_ranges, testset_docs, version_labels
@@ -144,7 +144,7 @@ class ContrastiveESAProtocol(ESAProtocol):
     def meta_sources(self, campaign: Campaign) -> list[Any]:
         return []
 
-    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         return []
 
     def item_label(self, item: Item) -> str:

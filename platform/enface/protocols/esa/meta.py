@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from statistics import fmean
-from typing import Any
 
 from scoring.meta import HumanSource
 
+from ...campaigns.contract import Evidence
 from ...campaigns.models import Campaign
 from .results import results_for
 from .rows import answer_rows
@@ -38,7 +38,7 @@ def meta_sources(campaign: Campaign) -> list[HumanSource]:
                         item_unit="segment")]
 
 
-def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
     """Every counted span (``end`` exclusive, as the browser's other evidence; ``[missing]``: no offsets)
     and every segment's score. BAD copies are left out: their text is not the system's."""
     out = []
@@ -48,16 +48,13 @@ def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict
             continue
         base = {"campaign_id": campaign.id, "document": r.document, "seg": r.line,
                 "submission_id": item.submission_id, "reference": item.versions[0].version.reference,
-                "rater": r.assignment.annotator.rater, "side": "target", "category": "", "subcategory": "",
-                "note": ""}
-        out.append({**base, "kind": "score", "start": None, "end": None, "text": f"ESA score {r.answer.score:g}",
-                    "severity": "", "note": f"{r.answer.score:g}"})
+                "rater": r.assignment.annotator.rater}
+        out.append(Evidence(**base, kind="score", text=f"ESA score {r.answer.score:g}", note=f"{r.answer.score:g}"))
         target = segment_texts(r.assignment)[r.line - item.seg_start]["target"]
         for span in r.answer.errors:
-            out.append({**base, "kind": "span", "start": span.start,
-                        "end": None if span.missing else span.end + 1,
-                        "text": "[missing]" if span.missing else target[span.start:span.end + 1], "severity": span.severity,
-                        "category": "missing" if span.missing else ""})
-    out.sort(key=lambda e: (e["document"], e["seg"], e["submission_id"] or 0, e["rater"], e["kind"],
-                            -1 if e["start"] is None else e["start"]))
+            out.append(Evidence(**base, kind="span", start=span.start, end=None if span.missing else span.end + 1,
+                                text="[missing]" if span.missing else target[span.start:span.end + 1],
+                                severity=span.severity, category="missing" if span.missing else ""))
+    out.sort(key=lambda e: (e.document, e.seg, e.submission_id or 0, e.rater, e.kind,
+                            -1 if e.start is None else e.start))
     return out

@@ -15,7 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns.contract import Evidence, LeaderboardColumn, LeaderboardPart
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -185,15 +185,15 @@ class ESAProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
-    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
-        return results.leaderboard_part(campaign)
+    def leaderboard(self, campaign: Campaign) -> LeaderboardPart | None:
+        return LeaderboardPart.from_dict(results.leaderboard_part(campaign))
 
     def meta_sources(self, campaign: Campaign) -> list[Any]:
         from .meta import meta_sources
 
         return meta_sources(campaign)
 
-    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         from .meta import evidence
 
         return evidence(campaign, document_id=document_id)

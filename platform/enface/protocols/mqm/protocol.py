@@ -13,7 +13,7 @@ from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
 from ...campaigns import reading, sampling
-from ...campaigns.contract import Export, LeaderboardColumn
+from ...campaigns.contract import Evidence, Export, LeaderboardColumn, LeaderboardPart
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
@@ -233,15 +233,15 @@ class MQMProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return svc.progress(campaign)
 
-    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
-        return svc.leaderboard_mqm(campaign)
+    def leaderboard(self, campaign: Campaign) -> LeaderboardPart | None:
+        return LeaderboardPart.from_dict(svc.leaderboard_mqm(campaign))
 
     def meta_sources(self, campaign: Campaign) -> list[Any]:
         from .services.meta import meta_sources
 
         return meta_sources(campaign)
 
-    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         from .services.evidence import evidence
 
         return evidence(campaign, document_id=document_id)

@@ -6,6 +6,7 @@ placed on a document, not on a line: ``seg`` is None and ``text`` is what the re
 
 from __future__ import annotations
 
+from ...campaigns.contract import Evidence
 from ...campaigns.models import Campaign
 from .design import chunk_sides
 from .exports import reader_label, study_assignments
@@ -13,7 +14,7 @@ from .responses import live_highlights
 from .texts import campaign_versions
 
 
-def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict]:
+def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
     versions = campaign_versions(campaign)
     out = []
     for asg in study_assignments(campaign):
@@ -27,9 +28,8 @@ def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict
             v = versions.get(sides.get(r.data.get("side", ""), ""))
             if v is None:
                 continue
-            out.append({"kind": "highlight", "campaign_id": campaign.id, "document": asg.item.document.name,
-                        "seg": None, "submission_id": v.submission_id, "reference": v.reference, "rater": rater,
-                        "side": "target", "start": None, "end": None, "text": r.data.get("text", ""),
-                        "category": r.data.get("label", ""), "subcategory": "", "severity": "",
-                        "note": f"chunk {int(r.key)}"})
+            out.append(Evidence(kind="highlight", campaign_id=campaign.id, document=asg.item.document.name,
+                                seg=None, submission_id=v.submission_id, reference=v.reference, rater=rater,
+                                text=r.data.get("text", ""), category=r.data.get("label", ""),
+                                note=f"chunk {int(r.key)}"))
     return out

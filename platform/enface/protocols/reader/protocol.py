@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...campaigns.contract import Export
+from ...campaigns.contract import Evidence, Export
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -251,7 +251,7 @@ class ReaderProtocol(Protocol):
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
 
-    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[dict[str, Any]]:
+    def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         from .evidence import evidence
 
         return evidence(campaign, document_id=document_id)

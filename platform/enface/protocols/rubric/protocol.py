@@ -14,7 +14,7 @@ from typing import Any
 from humaneval.rubric import available_rubrics
 from scoring.human_ranking import TESTS
 
-from ...campaigns.contract import Export, JudgeTask, LeaderboardColumn
+from ...campaigns.contract import Export, JudgeTask, LeaderboardColumn, LeaderboardPart
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -187,8 +187,8 @@ class RubricProtocol(Protocol):
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)
 
-    def leaderboard(self, campaign: Campaign) -> dict[str, Any] | None:
-        return results.leaderboard_part(campaign)
+    def leaderboard(self, campaign: Campaign) -> LeaderboardPart | None:
+        return LeaderboardPart.from_dict(results.leaderboard_part(campaign))
 
     def metric_providers(self):
         from .meta import judge_metrics  # (LLM judges against the humans, like metrics)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from ....campaigns.contract import Evidence
 from ....campaigns.models import Assignment, Campaign, CampaignAnnotator, Item
 from ....extensions import db
 
 
-def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict]:
+def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
     """Every live mark of the finished assignments, placed on its document line.
 
     The attention check's segment is left out: its target was corrupted on purpose, so
@@ -30,11 +31,11 @@ def evidence(campaign: Campaign, *, document_id: int | None = None) -> list[dict
         for m in asg.marks:
             if m.deleted or m.seg == check:
                 continue
-            out.append({"kind": "span", "campaign_id": campaign.id, "document": item.document.name,
-                        "seg": item.seg_start + m.seg, "submission_id": item.submission_id,
-                        "reference": item.versions[0].version.reference if item.versions else None,
-                        "rater": asg.annotator.rater, "side": m.side, "start": m.start_pos, "end": m.end_pos,
-                        "text": m.text, "category": m.category, "subcategory": m.subcategory,
-                        "severity": m.severity, "note": m.note})
-    out.sort(key=lambda e: (e["document"], e["seg"], e["submission_id"] or 0, e["rater"], e["start"]))
+            out.append(Evidence(kind="span", campaign_id=campaign.id, document=item.document.name,
+                                seg=item.seg_start + m.seg, submission_id=item.submission_id,
+                                reference=item.versions[0].version.reference if item.versions else None,
+                                rater=asg.annotator.rater, side=m.side, start=m.start_pos, end=m.end_pos,
+                                text=m.text, category=m.category, subcategory=m.subcategory,
+                                severity=m.severity, note=m.note))
+    out.sort(key=lambda e: (e.document, e.seg, e.submission_id or 0, e.rater, e.start))
     return out
