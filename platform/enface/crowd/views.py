@@ -55,14 +55,18 @@ def _passphrase_key() -> str:
 # --------------------------------------------------------------------------- the fence around link accounts
 
 _OPEN_ENDPOINTS = {"auth.logout", "annotate.item", "static"}
+# open to everyone, asked before the session's user is loaded: the health check must stay one query
+_PUBLIC_ENDPOINTS = {"healthz"}
 
 
 @bp.before_app_request
 def _fence():
+    endpoint = request.endpoint or ""
+    if endpoint in _PUBLIC_ENDPOINTS or endpoint == "static" or endpoint.endswith(".static"):
+        return None
     if not current_user.is_authenticated or not links.is_link_account(current_user):
         return None
-    endpoint = request.endpoint or ""
-    allowed = (endpoint in _OPEN_ENDPOINTS or endpoint.endswith(".static") or request.path.startswith("/annotate/api/items/")
+    allowed = (endpoint in _OPEN_ENDPOINTS or request.path.startswith("/annotate/api/items/")
                or (endpoint.startswith("crowd.") and endpoint not in _ORGANIZER_ENDPOINTS))
     if allowed:
         return None

@@ -393,6 +393,7 @@ LINK_ONLY: dict[str, str] = {
     "POST /api/v1/submissions/<int:submission_id>/primary": "401|404",
     "POST /api/v1/submissions/<int:submission_id>/withdraw": "401|404",
     "GET /static/<path:filename>": "200",
+    "GET /healthz": "200",                  # the health check is everyone's (and stays one query)
     # each protocol's own scripts and styles (public, like the app's)
     **{f"GET /protocols/{key}/static/<path:filename>": "200" for key in STATIC_FILES},
 }

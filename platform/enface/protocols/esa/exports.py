@@ -10,12 +10,12 @@ columns of an Appraise score export, scored segments of finished items only (see
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Any
 
 from humaneval.esa import format_scores
+from scoring import csvsafe
 
 from ...campaigns.models import Campaign
 from .rows import answer_rows, score_row
@@ -48,7 +48,7 @@ def export_jsonl(campaign: Campaign) -> str:
 
 def export_csv(campaign: Campaign) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csvsafe.writer(buf, lineterminator="\n")   # (notes and texts are typed by people: no formulas)
     writer.writerow(COLUMNS)
     for r in _records(campaign):
         writer.writerow([json.dumps(r[c], ensure_ascii=False, separators=(",", ":")) if c == "spans"
