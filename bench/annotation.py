@@ -4,7 +4,7 @@ Sets up a throw-away data folder (SQLite, migrated by Alembic), imports the demo
 (data/demo, zh->en) with its four demo systems, creates an MQM campaign with N annotators
 (20 by default) and starts it. Then it starts the real server, gunicorn on 127.0.0.1 with
 the production app factory and settings (CSRF on), and lets every annotator work at
-once, the way annotate.js does: open an item page (CSRF token), then save marks (PUT
+once, the way MQM's page (protocols/mqm/static/mqm.js) does: open an item page (CSRF token), then save marks (PUT
 with a fresh UUID), edit some (a newer revision), delete some, and report the reading
 cursor and times (POST progress). Every request is timed on the client; the run is
 bounded (N x --saves requests) and the server is stopped at the end.
@@ -169,7 +169,7 @@ def open_item(base: str, user: dict, items: list[dict], barrier: threading.Barri
     from urllib3.util.retry import Retry
 
     s = requests.Session()
-    # A connection the server closed while idle is retried once, as browsers (and annotate.js) do:
+    # A connection the server closed while idle is retried once, as browsers (and MQM's page) do:
     # every save is idempotent (a UUID and a revision), so a repeated request changes nothing.
     s.mount("http://", HTTPAdapter(max_retries=Retry(total=1, connect=1, read=0, status=0, allowed_methods=None)))
     for k, v in user["cookies"].items():

@@ -11,8 +11,7 @@ What counts as naming a protocol (``KEY``: the key of an installed protocol), re
 
 Prose (a sentence that says "MQM" or "the reader") and the libraries (``import mqm``, ``humaneval.rubric``)
 are not names of a protocol. The demo commands build the demo's campaigns of named protocols: they are
-the one exception, and so are the files another branch is moving into a protocol's folder (listed below,
-skipped while they exist).
+the one exception.
 """
 
 from __future__ import annotations
@@ -29,15 +28,6 @@ PROTOCOLS = CORE / "protocols"
 EXCEPTIONS = ("platform/enface/commands/demo.py", "platform/enface/commands/demo_judge.py",
               "platform/enface/commands/demo_phenomena.py", "platform/enface/commands/demo_esa_ai.py",
               "platform/enface/demo/")
-#: MQM's own pages and script, which the MQM move (branch mqmmove) takes into protocols/mqm/: skipped
-#: while they are still here; delete a line once its file is gone
-BEING_MOVED = ("templates/annotate/item.html", "templates/campaigns/show.html", "templates/campaigns/new.html",
-               "templates/campaigns/results.html", "templates/campaigns/errors.svg",
-               "platform/enface/static/annotate.js", "platform/enface/static/annotate.css",
-               "platform/enface/campaigns/logic.py",
-               # core pages whose <section class="mqm"> takes the organizer pages' styles from annotate.css's
-               # ``.mqm`` rules; the MQM move splits that stylesheet (the shared kit): rename the class then
-               "templates/annotate/index.html", "templates/campaigns/index.html")
 SUFFIXES = {".py", ".html", ".js", ".css", ".svg", ".txt", ".json"}
 
 
@@ -59,7 +49,7 @@ def core_files() -> list[Path]:
             if PROTOCOLS in real.parents:
                 continue
             rel = real.relative_to(ROOT).as_posix()
-            if rel.startswith(EXCEPTIONS) or rel in BEING_MOVED or rel.startswith("migrations/"):
+            if rel.startswith(EXCEPTIONS) or rel.startswith("migrations/"):
                 continue
             out.append(real)
     return out

@@ -45,7 +45,7 @@ def app_cells() -> list[Cell]:
 
 
 #: a static file of each blueprint that serves its own (the app's under "static")
-STATIC_FILES = {"bws": "bws.css", "esa": "esa.css", "reader": "reader.css", "rubric": "rubric.css"}
+STATIC_FILES = {"bws": "bws.css", "esa": "esa.css", "mqm": "mqm.css", "reader": "reader.css", "rubric": "rubric.css"}
 
 
 def url_values(world: AccessWorld, endpoint: str) -> dict:
@@ -62,7 +62,7 @@ def url_values(world: AccessWorld, endpoint: str) -> dict:
             "judge_id": world.judge_id, "record_id": world.judge_record_id,
             "name": "lake",                      # a document of the world's test set
             "path": "systems.csv",               # a release file naming every team's system and description
-            "filename": STATIC_FILES.get(endpoint.split(".")[0], "annotate.css")}
+            "filename": STATIC_FILES.get(endpoint.split(".")[0], "campaigns.css")}
 
 
 def build_url(world: AccessWorld, cell: Cell) -> str:

@@ -216,19 +216,19 @@ def _judged_rubric_campaign(testset_id: int, subs: dict[str, int], users: dict[s
     against a scripted endpoint that is gone afterwards (a second run has nothing left to ask it);
     returns (campaign id, judge id, one JudgeItem id)."""
     from enface.campaigns import services as camp_svc
-    from enface.campaigns.protocol import protocol_of
     from enface.extensions import db
     from enface.judges.models import JudgeItem
     from enface.judges.running import run_judge, tasks_of
     from enface.judges.setup import JudgeInput, add_judge
     from enface.models import TestSet, User
+    from enface.protocols.rubric.protocol import campaign_input as rubric_campaign_input
     from sqlalchemy import select
 
     from humaneval.judge.demo_script import demo_script
     from humaneval.judge.scripted import ScriptedServer
 
     testset = db.session.get(TestSet, testset_id)
-    camp = camp_svc.create_campaign(db.session.get(User, users["organizer"]), testset, protocol_of("rubric").campaign_input(
+    camp = camp_svc.create_campaign(db.session.get(User, users["organizer"]), testset, rubric_campaign_input(
         name="Canary rubric", submission_ids=list(subs.values()), redundancy=1, seed=3, testset=testset))
     camp_svc.add_annotator(camp, db.session.get(User, users["annotator"]))
     camp_svc.start_campaign(camp_svc.get_campaign(camp.id))

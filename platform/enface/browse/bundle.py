@@ -24,7 +24,7 @@ from sqlalchemy import select
 
 from scoring import csvsafe
 
-from ..campaigns.protocol import protocol_of
+from ..campaigns.protocol import export_table, protocol_of
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
 from ..services import NotFound, rankings
@@ -98,10 +98,10 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
         files.append(BundleFile(path, "mt-metrics-eval layout", "text/plain", lambda text=text: text))
     for camp in released_campaigns(ts.id):
         proto = protocol_of(camp)
-        for fmt, (mimetype, ext, title) in proto.exports().items():
-            files.append(BundleFile(f"annotations/{camp.id}-{slug(camp.name)}.{ext}",
-                                    f"{camp.name}: {title}", mimetype.split(";")[0],
-                                    lambda camp=camp, fmt=fmt, proto=proto: proto.export(camp, fmt)))
+        for export in export_table(proto).values():
+            files.append(BundleFile(f"annotations/{camp.id}-{slug(camp.name)}.{export.extension}",
+                                    f"{camp.name}: {export.title}", export.mimetype.split(";")[0],
+                                    lambda camp=camp, export=export: export.writer(camp)))
     return files
 
 

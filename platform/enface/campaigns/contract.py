@@ -3,6 +3,7 @@ protocol declares to the core instead of the core naming it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,3 +47,14 @@ class JudgeTask:
     item: dict[str, Any] = field(default_factory=dict)
     #: the scale it scores on: a rubric dimension's ``to_dict()`` (criteria and their levels)
     scale: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Export:
+    """One download format of a protocol's campaigns (the dashboard's buttons, ``enface campaign export
+    --format``, the release bundle's ``annotations/`` files): ``writer(campaign)`` gives the text."""
+
+    mimetype: str
+    extension: str
+    title: str
+    writer: Callable[[Any], str]

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .protocol import PROTOCOLS, Protocol, register
+from .protocol import default_protocol as _first
 
 GROUP = "enface.protocols"
 
@@ -62,7 +63,8 @@ def load_protocols() -> dict[str, Protocol]:
 
 def default_protocol() -> Protocol:
     """The protocol the pages and the CLI offer first (the lowest :attr:`Protocol.order`)."""
-    return next(iter(load_protocols().values()))
+    load_protocols()
+    return _first()
 
 
 def template_folders() -> list[str]:

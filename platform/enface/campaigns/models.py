@@ -36,7 +36,7 @@ from enface.models import Base, Document, Submission, TestSet, User, UTCDateTime
 
 CAMPAIGN_STATES = ("draft", "open", "closed", "released")
 ASSIGNMENT_STATES = ("pending", "started", "finished")
-#: How items reach annotators (see :mod:`~enface.campaigns.logic`).
+#: How items reach annotators (see :mod:`~enface.campaigns.assignment`).
 STRATEGIES = ("redundancy", "document", "pairs")
 
 

@@ -4,7 +4,7 @@ command-line options and the new-campaign page into form fields (the protocol's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -27,6 +27,10 @@ class Option:
     multiple: bool = False
     metavar: str | None = None
     label: str = ""         # the form field's label (default: the name, spaced)
+
+    @property
+    def is_flag(self) -> bool:
+        return self.type is bool
 
     @property
     def cli_flag(self) -> str:
@@ -74,3 +78,30 @@ class CreateRequest:
 
     def option(self, name: str) -> Any:
         return (self.options or {}).get(name)
+
+
+@dataclass
+class CampaignInput:
+    """What an organizer asks for; ``settings`` go to the protocol, which checks them."""
+
+    name: str
+    submission_ids: list[int]
+    protocol: str = ""               # "" = the default protocol
+    settings: dict[str, Any] = field(default_factory=dict)
+    references: list[int] = field(default_factory=list)     # 1 and/or 2: references evaluated as versions
+    # The versions' order, when it matters (a reader study's version 1 and 2): "ref1", "sub12", ...;
+    # empty: references first, then systems by id.
+    version_order: list[str] = field(default_factory=list)
+    strategy: str = ""               # "" = the protocol's default
+    redundancy: int = 1
+    ranges: str = ""                 # "doc:1-40" lines; empty: sample
+    sample_docs: int = 5
+    sample_words: int = 2200
+    instructions: str = ""
+    seed: int | str | None = None    # from a form: checked by create_campaign
+
+
+
+def default_selected(sub) -> bool:
+    """Primaries and baselines are evaluated by default (as in WMT 2023)."""
+    return sub.label == "baseline" or (sub.label == "primary" and sub.slot is not None)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..services import NotFound, ServiceError
-from .contract import JudgeTask, LeaderboardColumn
-from .options import Option
+from ..services import NotFound, ServiceError, is_ascii_int
+from .contract import Export, JudgeTask, LeaderboardColumn
+from .options import CampaignInput, Option, default_selected
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
     from flask import Blueprint
@@ -51,7 +51,7 @@ class Protocol:
     leaderboard_column: ClassVar[LeaderboardColumn | None] = None
     #: Its own creation options (``enface campaign create`` and the generic new-campaign page).
     options: ClassVar[tuple[Option, ...]] = ()
-    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.logic`); the first is the default.
+    #: Assignment strategies this protocol accepts (see :mod:`~enface.campaigns.assignment`); the first is the default.
     strategies: ClassVar[tuple[str, ...]] = ("redundancy",)
     #: Templates: the annotator's item page, and the protocol's panels on the organizer's dashboard.
     item_template: ClassVar[str] = ""
@@ -60,8 +60,9 @@ class Protocol:
     #: The annotator's list of items of one campaign (a partial given ``g``: campaign, items, protocol),
     #: None: the core's table (document, segments read, answers, status).
     list_template: ClassVar[str | None] = None
-    dashboard_template: ClassVar[str | None] = None
-    results_template: ClassVar[str | None] = None
+    #: the organizer's dashboard and the results page (defaults: the core's generic pages)
+    dashboard_template: ClassVar[str] = "campaigns/protocol_dashboard.html"
+    results_template: ClassVar[str] = "campaigns/protocol_results.html"
     #: Stages an annotator goes through for one assignment (names shown to them); one by default.
     stages: ClassVar[tuple[str, ...]] = ("annotate",)
     #: Routes of its own (mounted by the app under /protocols/<key>/), or None.
@@ -90,31 +91,49 @@ class Protocol:
         return mqm.WordCounter("auto", lang=testset.src_lang)
 
     def settings_summary(self, campaign: Campaign) -> list[tuple[str, str]]:
-        """(label, value) pairs the dashboard shows."""
-        return []
+        """(label, value) pairs the dashboard shows; by default each declared option's value."""
+        return [(o.form_label, str(campaign.setting(o.name, o.default))) for o in self.options]
 
     # -- the organizer's pages -------------------------------------------------------------------------------
-    new_template: ClassVar[str] = ""
+    #: the creation form (default: the core's, with the declared :attr:`options`)
+    new_template: ClassVar[str] = "campaigns/protocol_new.html"
 
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
-        """The creation form's initial values."""
-        raise self.required("form_defaults")
+        """The creation form's initial values (by default the core's fields and the options' defaults)."""
+        return {"name": f"{testset.name} {self.title}", "redundancy": "1", "strategy": self.strategies[0],
+                "ranges": "", "instructions": "", "seed": "",
+                "systems": [s.id for s in submissions if default_selected(s)],
+                **{o.name: o.default for o in self.options}}
 
     def input_from_form(self, form: dict[str, Any], posted) -> Any:
-        """Updates ``form`` from the posted fields and returns a :class:`CampaignInput`."""
-        raise self.required("input_from_form")
+        """Updates ``form`` from the posted fields and returns a
+        :class:`~enface.campaigns.services.CampaignInput` (by default: the options become the settings)."""
+        for key in ("name", "redundancy", "strategy", "ranges", "instructions", "seed"):
+            form[key] = posted.get(key, "")
+        form["systems"] = [int(x) for x in posted.getlist("systems") if is_ascii_int(x)]
+        settings = {o.name: o.from_form(posted) for o in self.options}
+        form.update(settings)
+        return CampaignInput(name=form["name"], submission_ids=form["systems"], protocol=self.key,
+                             redundancy=form["redundancy"] or 1, strategy=form["strategy"], ranges=form["ranges"],
+                             instructions=form["instructions"], seed=form["seed"].strip() or None,
+                             settings=settings)
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         """More template variables for the creation form."""
         return {}
 
     def dashboard_context(self, campaign: Campaign, args) -> dict[str, Any]:
-        """Template variables for the dashboard (progress, live results, ...)."""
-        return {"prog": self.progress(campaign)}
+        """Template variables for the dashboard (progress, live results, ...); the defaults fill the core's page."""
+        prog = self.progress(campaign) if campaign.state != "draft" else {}
+        results = self.results(campaign, organizer=True) if campaign.state != "draft" else {}
+        return {"prog": prog, "summary": self.settings_summary(campaign), "counts": _plain(prog),
+                "results_rows": list(_plain(results).items())}
 
     def results_context(self, campaign: Campaign) -> dict[str, Any]:
         """Template variables for the results page (the frozen snapshot once released)."""
-        return {"results": self.results(campaign)}
+        results = self.results(campaign)
+        return {"results": results, "results_rows": list(_plain(results).items()),
+                "exports": [(fmt, e.title) for fmt, e in export_table(self).items()]}
 
     # -- the command line ------------------------------------------------------------------------------
     #: ``cli_create(testset, request) -> (campaign, line)``: ``enface campaign create --protocol KEY``, the
@@ -201,12 +220,18 @@ class Protocol:
         """The results frozen at release; raises ServiceError(409) when there is nothing to release."""
         raise self.required("release_snapshot")
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        """{format: (mimetype, file extension, the button's title)} this protocol can export."""
+    def exports(self) -> dict[str, Export]:
+        """{format: :class:`~enface.campaigns.contract.Export`} this protocol's campaigns can be downloaded
+        in, the first the default. (The older ``(mimetype, extension, title)`` tuples with an :meth:`export`
+        of one's own still work: :func:`export_table`.)"""
         return {}
 
     def export(self, campaign: Campaign, fmt: str) -> str:
-        raise NotFound("export format")
+        """The campaign in format ``fmt`` (its :class:`Export`'s writer); NotFound for another format."""
+        table = export_table(self)
+        if fmt not in table:
+            raise NotFound("export format")
+        return table[fmt].writer(campaign)
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         raise self.required("progress")
@@ -272,6 +297,23 @@ class Protocol:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
 
 
+def export_table(protocol: Protocol) -> dict[str, Export]:
+    """The protocol's :meth:`~Protocol.exports` as :class:`Export` rows, whichever shape it gives."""
+    table = {}
+    for fmt, row in protocol.exports().items():
+        if not isinstance(row, Export):   # (mimetype, extension, title), written by the protocol's export()
+            if type(protocol).export is Protocol.export:
+                raise TypeError(f"the {protocol.key} protocol's export {fmt!r} has no writer")
+            row = Export(*row, writer=lambda campaign, fmt=fmt: protocol.export(campaign, fmt))
+        table[fmt] = row
+    return table
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    """The top-level numbers and words of a dict (what the generic pages show of progress and results)."""
+    return {k: v for k, v in (values or {}).items() if isinstance(v, int | float | str) and not isinstance(v, bool)}
+
+
 PROTOCOLS: dict[str, Protocol] = {}
 
 
@@ -283,6 +325,13 @@ def register(protocol: Protocol) -> Protocol:
     PROTOCOLS.clear()
     PROTOCOLS.update((p.key, p) for p in ordered)
     return protocol
+
+
+def default_protocol() -> Protocol:
+    """The protocol the pages and the CLI offer first (the lowest :attr:`Protocol.order`)."""
+    if not PROTOCOLS:
+        raise LookupError("no protocol is registered yet (enface.campaigns.discovery.load_protocols() loads them)")
+    return next(iter(PROTOCOLS.values()))
 
 
 def protocol_of(campaign_or_key: Campaign | str) -> Protocol:

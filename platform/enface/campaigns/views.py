@@ -20,8 +20,7 @@ from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
-from .discovery import default_protocol
-from .protocol import PROTOCOLS, protocol_of
+from .protocol import PROTOCOLS, default_protocol, export_table, protocol_of
 
 bp = Blueprint("campaigns", __name__)
 
@@ -118,8 +117,8 @@ def show(campaign_id: int):
                            finished_work=svc.finished_work(campaign),
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
                            waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
-                           new_links=None, campaign_exports=[(fmt, title) for fmt, (_m, _e, title)
-                                                             in protocol.exports().items()], **context)
+                           new_links=None, campaign_exports=[(fmt, e.title) for fmt, e
+                                                             in export_table(protocol).items()], **context)
 
 
 # --------------------------------------------------------------------------- setup: systems, annotators, invites
@@ -289,11 +288,12 @@ def readable(campaign_id: int):
 def export(campaign_id: int, fmt: str):
     campaign = readable(campaign_id)
     protocol = protocol_of(campaign)
-    if fmt not in protocol.exports():
+    table = export_table(protocol)
+    if fmt not in table:
         abort(404)
-    mimetype, ext, _title = protocol.exports()[fmt]
-    return Response(protocol.export(campaign, fmt), mimetype=mimetype, headers={
-        "Content-Disposition": f'attachment; filename="{protocol.key}-campaign-{campaign.id}.{ext}"'})
+    export = table[fmt]
+    return Response(export.writer(campaign), mimetype=export.mimetype, headers={
+        "Content-Disposition": f'attachment; filename="{protocol.key}-campaign-{campaign.id}.{export.extension}"'})
 
 
 @bp.get("/<int:campaign_id>/results")

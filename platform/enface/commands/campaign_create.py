@@ -75,27 +75,33 @@ def _protocols_help() -> str:
 
 
 class CreateCommand(click.Command):
-    """A command whose protocol options and help are found when first needed (not at import)."""
+    """A command whose protocol options and help are found when first needed (not at import), and again
+    when the installed protocols change (a plug-in installed into a running process, as the tests do)."""
 
-    _built = False
+    _built_for: tuple | None = None
+    _base: list | None = None
 
     def _build(self) -> None:
-        if not self._built:
-            from ..campaigns.discovery import default_protocol
+        from ..campaigns.discovery import default_protocol
 
-            protocols = _installed()
-            self.params.insert(2, click.Option(
-                ["--protocol"], type=click.Choice(list(protocols)), default=default_protocol().key,
-                show_default=True, help="the kind of human evaluation (listed above)"))
-            strategies = list(dict.fromkeys(s for p in protocols.values() for s in p.strategies))
-            self.params.insert(3, click.Option(
-                ["--strategy"], type=click.Choice(strategies), default=None,
-                help="how items go to annotators (default: the protocol's first); redundancy: each item to N "
-                     "annotators; document: one annotator gets every system's translation of a document (N per "
-                     "document)"))
-            self.params.extend(protocol_params())
-            self.help = _protocols_help()
-            self._built = True
+        protocols = _installed()
+        if self._built_for == tuple(protocols):
+            return
+        if self._base is None:
+            self._base = list(self.params)
+        params = list(self._base)
+        params.insert(2, click.Option(
+            ["--protocol"], type=click.Choice(list(protocols)), default=default_protocol().key,
+            show_default=True, help="the kind of human evaluation (listed above)"))
+        strategies = list(dict.fromkeys(s for p in protocols.values() for s in p.strategies))
+        params.insert(3, click.Option(
+            ["--strategy"], type=click.Choice(strategies), default=None,
+            help="how items go to annotators (default: the protocol's first); redundancy: each item to N "
+                 "annotators; document: one annotator gets every system's translation of a document (N per "
+                 "document)"))
+        self.params = params + protocol_params()
+        self.help = _protocols_help()
+        self._built_for = tuple(protocols)
 
     def get_params(self, ctx):
         self._build()

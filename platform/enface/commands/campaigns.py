@@ -149,14 +149,14 @@ def export(campaign_id, fmt, output):
     def go():
         nonlocal fmt
         c = svc.get_campaign(campaign_id)
-        from ..campaigns.protocol import protocol_of
+        from ..campaigns.protocol import export_table, protocol_of
 
-        formats = protocol_of(c).exports()
+        formats = export_table(protocol_of(c))
         fmt = fmt or next(iter(formats))
         if fmt not in formats:
             _fail(f"a {c.protocol} campaign exports {', '.join(formats)} (not {fmt})")
 
-        text = protocol_of(c).export(c, fmt)
+        text = formats[fmt].writer(c)
         text = text if text.endswith("\n") or fmt == "tsv" else text + "\n"
         if output:
             with open(output, "w", encoding="utf-8", newline="") as fh:
@@ -170,14 +170,14 @@ def export(campaign_id, fmt, output):
 @campaign.command("release")
 @click.argument("campaign_id", type=int)
 def release(campaign_id):
-    """Put the campaign's MQM scores and human ranking on the leaderboard."""
+    """Freeze the campaign's results; its protocol's column and human ranking go on the leaderboard."""
     from ..campaigns import services as svc
 
     def go():
         snap = svc.release(svc.get_campaign(campaign_id))
         camp = svc.get_campaign(campaign_id)
-        if "systems" not in snap:   # (a reader study: its results page, no leaderboard column)
-            click.echo(f"released: the results of {snap.get('records', {}).get('excerpt', 0)} excerpt judgments")
+        if not isinstance(snap.get("systems"), list | dict):   # results without systems ranked (a reader study)
+            click.echo(f"released: the results are on the campaign's results page (/campaigns/{camp.id}/results)")
         else:
             click.echo(f"released: {len(snap['systems'])} systems on the leaderboard of test set {camp.testset_id}")
         if not svc.results_public(camp):

@@ -45,7 +45,6 @@ def demo_rubric_campaign(testset_id: int) -> list[str]:
 
     from ..campaigns import services as svc
     from ..campaigns.models import Campaign
-    from ..campaigns.protocol import protocol_of
     from ..extensions import db
     from ..models import TestSet
     from ..services import accounts
@@ -57,8 +56,10 @@ def demo_rubric_campaign(testset_id: int) -> list[str]:
     if len(subs) < len(PHENOMENA_SUBMISSIONS):
         return ["(no rubric campaign created: the demo phenomena systems were not scored)"]
     org = accounts.get_user_by_email("organizer@demo.enface.org")
-    data = protocol_of("rubric").campaign_input(name=DEMO_RUBRIC["name"], submission_ids=[s.id for s in subs],
-                                                redundancy=1, seed=1, testset=ts)
+    from ..protocols.rubric.protocol import campaign_input
+
+    data = campaign_input(name=DEMO_RUBRIC["name"], submission_ids=[s.id for s in subs], redundancy=1, seed=1,
+                          testset=ts)
     campaign = svc.create_campaign(org, ts, data)
     for email in DEMO_RUBRIC["annotators"]:
         svc.add_annotator(campaign, accounts.get_user_by_email(email))

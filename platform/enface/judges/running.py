@@ -181,10 +181,13 @@ def _store(judge: Judge, item_id: int, task: JudgeTask, result: ItemResult, toke
                                         key=task.key, data=data, created_at=now, updated_at=now))
 
 
-def _beat(app, judge_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
+def beat(app, holder, holder_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
+    """The heartbeat of a run holding ``holder`` (a table with ``run_token`` and ``heartbeat_at``: a judge, an
+    ESA^AI suggester) every :data:`HEARTBEAT_EVERY` seconds until ``stop``; sets ``lost`` once another run
+    has taken the token over."""
     while not stop.wait(HEARTBEAT_EVERY):
         with app.app_context(), db.write():
-            kept = db.session.execute(update(Judge).where(Judge.id == judge_id, Judge.run_token == token)
+            kept = db.session.execute(update(holder).where(holder.id == holder_id, holder.run_token == token)
                                       .values(heartbeat_at=utcnow())).rowcount
         if not kept:
             lost.set()
@@ -212,7 +215,7 @@ def run_judge(judge_id: int) -> dict[str, Any]:
         done = set(db.session.execute(select(JudgeItem.item_id, JudgeItem.key)
                                       .where(JudgeItem.judge_id == judge_id, JudgeItem.state == "ok")).all())
         todo = [(item.id, task) for item, task in tasks_of(judge.campaign) if (item.id, task.key) not in done]
-        beater = threading.Thread(target=_beat, args=(app, judge_id, token, stop, lost), daemon=True)
+        beater = threading.Thread(target=beat, args=(app, Judge, judge_id, token, stop, lost), daemon=True)
         beater.start()
 
         def one(entry: tuple[int, JudgeTask]) -> None:

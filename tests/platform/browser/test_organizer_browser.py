@@ -125,13 +125,13 @@ def test_tags_confirmations_references_and_progress_bars(db_template, tmp_path):
         shot(page, "tags-with-mqm")
         # ... refused once a rubric campaign (whose items are the tagged segments) has started, with the reason
         from enface.campaigns import services as svc
-        from enface.campaigns.protocol import protocol_of
         from enface.extensions import db
         from enface.models import TestSet, User
+        from enface.protocols.rubric.protocol import campaign_input as rubric_campaign_input
 
         with twin.app_context():
             ts = db.session.get(TestSet, world.testset_id)
-            rubric = svc.create_campaign(None, ts, protocol_of("rubric").campaign_input(
+            rubric = svc.create_campaign(None, ts, rubric_campaign_input(
                 name="Tagged rubric", submission_ids=[world.subs["zephyr-mt"]], testset=ts, seed=1))
             svc.add_annotator(rubric, db.session.get(User, world.users["ann3@example.org"]))
             svc.start_campaign(svc.get_campaign(rubric.id))
@@ -164,7 +164,7 @@ def test_tags_confirmations_references_and_progress_bars(db_template, tmp_path):
         page.goto(f"{base}/campaigns/{mqm_id}")
         bar = page.locator("progress.campaign-progress")
         assert bar.get_attribute("value") == bar.get_attribute("max")
-        column = page.locator("section.mqm.dashboard").bounding_box()
+        column = page.locator("section.campaign-page.dashboard").bounding_box()
         box = bar.bounding_box()
         assert box["width"] >= 0.9 * column["width"], (box, column)    # the track spans the column
         left, right = _bar_colours(bar)

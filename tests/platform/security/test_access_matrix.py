@@ -191,6 +191,7 @@ EXPECTED: dict[str, str | tuple[str, dict[str, str]]] = {
     "GET /leaderboard/<int:testset_id>/table-<which>.<fmt>": RANKINGS,
     # an MQM campaign's id: the reader's design is not there (404) for anyone logged in
     "GET /protocols/reader/campaigns/<int:campaign_id>/design.json": "302 404 404 404 404 404",
+    "GET /protocols/mqm/static/<path:filename>": EVERYONE,
     # an MQM campaign's id: no ESA campaign there (404) for the organizers, the usual refusals for the others
     "POST /protocols/esa/campaigns/<int:campaign_id>/import": "302 404 404 404 404 404",
     "GET /protocols/esa/static/<path:filename>": EVERYONE,

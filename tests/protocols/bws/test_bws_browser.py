@@ -145,6 +145,15 @@ def test_judge_by_keyboard_reload_and_finish(live, browser):
     assert "reference 1" in page.inner_text("#bws-scores")
     page.wait_for_selector("#bws-ranking")
     shot(page, "dashboard")
+    from enface.campaigns import services as svc
+
+    with world.ctx():
+        svc.release(svc.get_campaign(cid))
+    page.goto(f"{base}/leaderboard/{world.testset_id}")
+    page.wait_for_selector("th.bws")
+    assert page.locator("td.bws:not(.na)").count() >= 1          # the judged systems have a BWS cell
+    assert "Human ranking by best–worst scaling" in page.inner_text("#bws-ranking")
+    shot(page, "leaderboard")
     ctx.close()
 
 

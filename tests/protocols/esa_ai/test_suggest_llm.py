@@ -157,3 +157,37 @@ def test_a_file_source_has_nothing_to_run_and_a_released_campaign_is_fixed(world
         with pytest.raises(ServiceError) as info:
             queue_run(suggester)
         assert info.value.code == "not_llm"
+
+
+def test_a_live_run_beats_and_a_second_run_is_refused(world, monkeypatch):
+    import threading
+    import time
+
+    from enface.extensions import db
+    from enface.judges import running as judge_running
+    from enface.protocols.esa.suggestions import running
+    from enface.protocols.esa.suggestions.models import Suggester
+    from enface.services import ServiceError
+
+    monkeypatch.setattr(judge_running, "HEARTBEAT_EVERY", 0.05)
+    cid = campaign(world)
+    slow = {"rules": [rule(marker, {"delay": 0.3, **answer(score=90)}) for marker in ("Obstgarten", "Herbst", "Bäume")]}
+    with ScriptedServer(slow) as server:
+        sid = add_llm(world, cid, server.base_url, concurrency=1)
+        worker = threading.Thread(target=run, args=(world, sid))
+        worker.start()
+        time.sleep(0.4)
+        with world.ctx():
+            s = db.session.get(Suggester, sid)
+            assert s.state == "running" and judge_running.is_alive(s)
+            first_beat = s.heartbeat_at
+            assert running.run_suggester(sid)["skipped"]
+            with pytest.raises(ServiceError, match="running already"):
+                running.queue_run(s)
+        time.sleep(0.3)
+        with world.ctx():
+            assert db.session.get(Suggester, sid).heartbeat_at > first_beat
+        worker.join(60)
+    with world.ctx():
+        assert db.session.get(Suggester, sid).state == "done"
+    assert all(r.state == "ok" for r in rows(world, sid).values())

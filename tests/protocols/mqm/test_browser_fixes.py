@@ -367,7 +367,7 @@ def test_dashboard_flags_a_fast_reader(live, browser):
 
 
 def test_autosave_queue_api(live, browser):
-    """static/autosave.js on its own (no MQM): supersede by key, retry with backoff, refusals, 401, flush, revisions."""
+    """static/kit/autosave.js on its own (no MQM): supersede by key, retry with backoff, refusals, 401, flush, revisions."""
     import json as jsonlib
 
     base, world = live

@@ -42,15 +42,15 @@ def new_rubric(world: RubricWorld, *, annotators=("ann1@example.org", "ann2@exam
                systems=None, ranges="", start=True, seed=3, rubric="diting", **settings) -> int:
     """Create (and start) a rubric campaign through the services; returns its id."""
     from enface.campaigns import services as svc
-    from enface.campaigns.protocol import protocol_of
     from enface.extensions import db
     from enface.models import TestSet, User
+    from enface.protocols.rubric.protocol import campaign_input as rubric_campaign_input
 
     with world.ctx():
         org = db.session.get(User, world.users["org@example.org"])
         ts = db.session.get(TestSet, world.testset_id)
         ids = [world.subs[s] for s in (systems or list(SYSTEMS))]
-        data = protocol_of("rubric").campaign_input(name="Phenomena rubric", submission_ids=ids,
+        data = rubric_campaign_input(name="Phenomena rubric", submission_ids=ids,
                                                     redundancy=redundancy, ranges=ranges, seed=seed, rubric=rubric,
                                                     testset=ts, **settings)
         camp = svc.create_campaign(org, ts, data)

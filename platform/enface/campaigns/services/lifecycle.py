@@ -15,20 +15,19 @@ from humaneval.reader_design import counterbalance
 from ...extensions import db
 from ...models import utcnow
 from ...services import NotFound
-from .. import logic
-from ..discovery import default_protocol
+from .. import assignment
 from ..models import Assignment, Campaign, CampaignAnnotator, CampaignVersion, Item, ItemVersion, Response
-from ..protocol import PROTOCOLS, ItemPlan, protocol_of
+from ..protocol import PROTOCOLS, ItemPlan, default_protocol, protocol_of
 from .common import bad
 
 
-def _annotator_specs(campaign: Campaign) -> list[logic.AnnotatorSpec]:
-    return [logic.AnnotatorSpec(key=a.id, teams=frozenset({a.user.team_id} if a.user.team_id else ()))
+def _annotator_specs(campaign: Campaign) -> list[assignment.AnnotatorSpec]:
+    return [assignment.AnnotatorSpec(key=a.id, teams=frozenset({a.user.team_id} if a.user.team_id else ()))
             for a in campaign.annotators]
 
 
-def _item_specs(plans: list[ItemPlan]) -> list[logic.ItemSpec]:
-    return [logic.ItemSpec(key=i, team=None, teams=p.team_ids, words=p.source_words, doc=p.group or str(i))
+def _item_specs(plans: list[ItemPlan]) -> list[assignment.ItemSpec]:
+    return [assignment.ItemSpec(key=i, team=None, teams=p.team_ids, words=p.source_words, doc=p.group or str(i))
             for i, p in enumerate(plans)]
 
 
@@ -65,7 +64,7 @@ def counterbalanced_pairs(campaign: Campaign, plans: list[ItemPlan], annotators:
 
 
 def plan_by_strategy(campaign: Campaign, plans: list[ItemPlan]) -> list[tuple[int, int, dict]]:
-    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`~enface.campaigns.logic`); "pairs" plans say
+    """(item index, annotator id, plan) for the campaign's strategy (see :mod:`~enface.campaigns.assignment`); "pairs" plans say
     which version is read first ({"first": 1 or 2})."""
     if campaign.strategy == "pairs":
         annotators = list(campaign.annotators)
@@ -75,10 +74,10 @@ def plan_by_strategy(campaign: Campaign, plans: list[ItemPlan]) -> list[tuple[in
     if len(campaign.annotators) < campaign.redundancy:
         raise bad("too_few_annotators", f"redundancy is {campaign.redundancy} but the campaign has "
                   f"{len(campaign.annotators)} annotator(s): invite or add more first", 409)
-    planner = logic.plan_by_document if campaign.strategy == "document" else logic.plan_assignments
+    planner = assignment.plan_by_document if campaign.strategy == "document" else assignment.plan_assignments
     try:
         plan = planner(_item_specs(plans), _annotator_specs(campaign), campaign.redundancy, seed=campaign.seed)
-    except logic.CampaignError as exc:
+    except assignment.CampaignError as exc:
         raise bad("cannot_assign", str(exc), 409) from None
     return [(i, a, {}) for i, anns in plan.items() for a in anns]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -15,10 +13,10 @@ from ...models import Submission, TestSet, User
 from ...services import NotFound
 from ...services.accounts import check_text
 from ...services.testsets import scoring_testset
-from .. import logic
-from ..discovery import default_protocol
+from .. import sampling
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
-from ..protocol import PROTOCOLS, protocol_of
+from ..options import CampaignInput, default_selected  # noqa: F401  (the services' names for them)
+from ..protocol import PROTOCOLS, default_protocol, protocol_of
 from .common import ELIGIBLE_STATES, MAX_REDUNDANCY, MAX_SEED, bad, whole_number
 
 
@@ -58,14 +56,9 @@ def eligible_submissions(ts: TestSet) -> list[Submission]:
     return [s for s in subs if not s.document_level]
 
 
-def default_selected(sub: Submission) -> bool:
-    """Primaries and baselines are evaluated by default (as in WMT 2023)."""
-    return sub.label == "baseline" or (sub.label == "primary" and sub.slot is not None)
-
-
-def testset_docs(ts: TestSet) -> list[logic.DocInfo]:
+def testset_docs(ts: TestSet) -> list[sampling.DocInfo]:
     """The test set's documents and their sources, in order (from the per-process scoring view: no query once cached)."""
-    return [logic.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
+    return [sampling.DocInfo(d.name, d.source) for d in scoring_testset(ts).documents]
 
 
 def system_labels(campaign: Campaign) -> dict[int, str]:
@@ -85,29 +78,8 @@ def version_labels(campaign: Campaign) -> dict[int, str]:
             for v in campaign.versions}
 
 
-@dataclass
-class CampaignInput:
-    """What an organizer asks for; ``settings`` go to the protocol, which checks them."""
-
-    name: str
-    submission_ids: list[int]
-    protocol: str = ""               # "" = the default protocol (enface.campaigns.discovery)
-    settings: dict[str, Any] = field(default_factory=dict)
-    references: list[int] = field(default_factory=list)     # 1 and/or 2: references evaluated as versions
-    # The versions' order, when it matters (a reader study's version 1 and 2): "ref1", "sub12", ...;
-    # empty: references first, then systems by id.
-    version_order: list[str] = field(default_factory=list)
-    strategy: str = ""               # "" = the protocol's default
-    redundancy: int = 1
-    ranges: str = ""                 # "doc:1-40" lines; empty: sample
-    sample_docs: int = 5
-    sample_words: int = 2200
-    instructions: str = ""
-    seed: int | str | None = None    # from a form: checked by create_campaign
-
-
 def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
-                    docs: list[logic.DocInfo] | None = None) -> Campaign:
+                    docs: list[sampling.DocInfo] | None = None) -> Campaign:
     """``docs``: the test set's :func:`testset_docs`, when the caller has them already."""
     name = check_text(data.name, "name", max_len=200)
     key = data.protocol or default_protocol().key
@@ -144,12 +116,12 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     docs = docs if docs is not None else testset_docs(ts)
     try:
         if data.ranges.strip():
-            ranges = logic.parse_ranges(data.ranges, docs)
+            ranges = sampling.parse_ranges(data.ranges, docs)
         else:
             n_docs = whole_number(data.sample_docs, "number of documents", 1, 10000)
             words = whole_number(data.sample_words, "source words", 0, 10**8)
-            ranges = logic.sample_ranges(docs, n_docs, words, protocol.word_counter(settings, ts), seed)
-    except logic.CampaignError as exc:
+            ranges = sampling.sample_ranges(docs, n_docs, words, protocol.word_counter(settings, ts), seed)
+    except sampling.CampaignError as exc:
         raise bad("invalid_ranges", str(exc), field="ranges") from None
 
     order = [f"ref{r}" for r in refs] + [f"sub{i}" for i in ids]
@@ -171,9 +143,9 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     return campaign
 
 
-def parsed_ranges(campaign: Campaign, docs: list[logic.DocInfo] | None = None) -> list[logic.Range]:
+def parsed_ranges(campaign: Campaign, docs: list[sampling.DocInfo] | None = None) -> list[sampling.Range]:
     docs = docs if docs is not None else testset_docs(campaign.testset)
-    return logic.parse_ranges("\n".join(campaign.ranges), docs)
+    return sampling.parse_ranges("\n".join(campaign.ranges), docs)
 
 
 def editable_setup(campaign: Campaign) -> None:

@@ -9,9 +9,10 @@ from sqlalchemy import func, select
 
 from ...campaigns.models import Assignment
 from ...campaigns.services import next_assignment
+from ...campaigns.texts import version_texts
 from ...extensions import db
 from .responses import live_choice
-from .texts import passage, source_texts, version_texts
+from .texts import passage, source_texts
 
 LETTERS = "ABCDEFGHIJ"
 

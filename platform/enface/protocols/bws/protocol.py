@@ -19,11 +19,11 @@ from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, version_labels
 from ...campaigns.services.ranking import significance_test
+from ...campaigns.texts import version_texts
 from ...services import ServiceError, is_ascii_int
-from . import cli, exports, page, responses, results
+from . import cli, exports, page, responses, results, tutorial
 from .design import campaign_design, design_table, stored_design
 from .settings import DEFAULTS, clean_settings, splits, tuple_size, tuples_per_passage
-from .texts import version_texts
 
 SETTING_FIELDS = ("tuple_size", "tuples_per_passage", "passage_segments", "splits", "significance_test", "guidelines",
                   "passage_budget", "selection", "selection_metric")
@@ -190,6 +190,16 @@ class BwsProtocol(Protocol):
 
     def check_finish(self, asg: Assignment) -> None:
         responses.check_finish(asg)
+
+    # -- tutorials (enface.crowd) ---------------------------------------------------------------------
+    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return tutorial.fields(campaign)
+
+    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
+        return tutorial.check_expected(campaign, expected, translation)
+
+    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
+        return tutorial.grade(campaign, expected, answer)
 
     # -- results --------------------------------------------------------------------------------------
     def results(self, campaign: Campaign, *, organizer: bool = False) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 
 from humaneval.esa.badcheck import bad_document
 
-from ...campaigns.logic import pick_attention_items
 from ...campaigns.models import Assignment, Campaign, Item, ItemVersion
+from ...campaigns.sampling import pick_attention_items
 from ...extensions import db
 from .settings import settings_of
 from .texts import version_texts

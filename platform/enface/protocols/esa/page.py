@@ -7,9 +7,10 @@ from typing import Any
 from flask import url_for
 from sqlalchemy import func, select
 
-from ...campaigns import logic, reading
+from ...campaigns import reading
 from ...campaigns.models import Assignment
 from ...campaigns.services import bad, next_assignment
+from ...campaigns.text_direction import text_direction
 from ...extensions import db
 from .responses import SEVERITIES, live_answers
 from .settings import settings_of
@@ -66,8 +67,8 @@ def item_state(asg: Assignment, *, readonly: bool) -> dict[str, Any]:
                  "document": item.document.name, "first": item.seg_start + 1, "last": item.seg_end,
                  "finished": asg.finished, "state": asg.state,
                  "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
-                 "src_dir": logic.text_direction(ts.src_lang, (x["source"] for x in segs[:5])),
-                 "tgt_dir": logic.text_direction(ts.tgt_lang, (x["target"] for x in segs[:5]))},
+                 "src_dir": text_direction(ts.src_lang, (x["source"] for x in segs[:5])),
+                 "tgt_dir": text_direction(ts.tgt_lang, (x["target"] for x in segs[:5]))},
         "instructions": "\n\n".join(t for t in (s["guidelines"], campaign.instructions) if t),
         "segments": segs,
         "answers": {str(seg): {"uuid": a.uuid, "rev": a.rev, "data": a.to_json()} for seg, a in answers.items()},

@@ -12,15 +12,15 @@ from mqm.words import MODES as WORD_MODES
 from scoring.human_ranking import DEFAULT_TEST
 from scoring.human_ranking import TESTS as SIGNIFICANCE_TESTS
 
-from ...campaigns import logic, reading
-from ...campaigns.contract import LeaderboardColumn
+from ...campaigns import reading, sampling
+from ...campaigns.contract import Export, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, number, testset_docs
 from ...campaigns.services.setup import parsed_ranges, version_labels
 from ...extensions import db
 from ...services import is_ascii_int
-from . import cli, tutorial
+from . import attention, cli, tutorial
 from . import services as svc
 from .constants import ATTENTION_KINDS, SIGNIFICANCE_UNITS
 from .models import AttentionCheck
@@ -42,9 +42,9 @@ class MQMProtocol(Protocol):
         name="MQM", choice="human", head="mqm/_lb_head.html", cell="mqm/_lb_cell.html",
         ranking="mqm/_lb_ranking.html", shown_without_ranking=True, api_row_field=True,
         precedence_note=Markup("MQM, WMT's official ranking, orders the board."))   # (our text: an apostrophe as is)
-    item_template = "annotate/item.html"
-    dashboard_template = "campaigns/show.html"
-    results_template = "campaigns/results.html"
+    item_template = "mqm/item.html"
+    dashboard_template = "mqm/dashboard.html"
+    results_template = "mqm/results.html"
 
     # -- settings -----------------------------------------------------------------------------------
     def clean_settings(self, data: dict[str, Any], testset) -> dict[str, Any]:
@@ -90,7 +90,7 @@ class MQMProtocol(Protocol):
         return bp
 
     # -- the organizer's pages ---------------------------------------------------------------------------
-    new_template = "campaigns/new.html"
+    new_template = "mqm/new.html"
 
     def form_defaults(self, testset, submissions: list, docs: list) -> dict[str, Any]:
         return {"name": f"{testset.name} MQM", "scheme": mqm.DEFAULT_SCHEME, "redundancy": "2",
@@ -170,7 +170,7 @@ class MQMProtocol(Protocol):
         """Injects attention checks into a share of the assignments (corrupted targets to find)."""
         share = campaign.setting("attention_share", 0.0)
         kind = campaign.setting("attention_kind", "mixed")
-        checked = logic.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
+        checked = sampling.pick_attention_items([a.id for a in assignments], share, campaign.seed + 2)
         rng = random.Random(campaign.seed + 3)
         n = 0
         for asg in sorted(assignments, key=lambda a: a.id):
@@ -178,7 +178,7 @@ class MQMProtocol(Protocol):
                 continue
             item = db.session.get(Item, asg.item_id)
             texts = svc.version_texts(item.version, item.document_id, item.seg_start, item.seg_end)
-            found = logic.choose_attention(texts, kind, rng)
+            found = attention.choose_attention(texts, kind, rng)
             if found is not None:
                 seg, cor = found
                 db.session.add(AttentionCheck(assignment_id=asg.id, seg=seg, kind=cor.kind, text=cor.text,
@@ -226,16 +226,9 @@ class MQMProtocol(Protocol):
                                "ranges": campaign.ranges, "redundancy": campaign.redundancy}
         return results
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        return {"tsv": ("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)"),
-                "json": ("application/json", "json", "JSON")}
-
-    def export(self, campaign: Campaign, fmt: str) -> str:
-        if fmt == "tsv":
-            return svc.export_tsv(campaign)
-        if fmt == "json":
-            return svc.export_json(campaign)
-        return super().export(campaign, fmt)
+    def exports(self) -> dict[str, Export]:
+        return {"tsv": Export("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)", svc.export_tsv),
+                "json": Export("application/json", "json", "JSON", svc.export_json)}
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return svc.progress(campaign)

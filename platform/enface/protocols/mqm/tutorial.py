@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...campaigns import logic
 from ...campaigns.models import Campaign
 from ...campaigns.services import bad
+from . import attention
 from .services.scheme import get_scheme, scheme_name
 
 
@@ -54,4 +54,4 @@ def grade(campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) 
         return False
     if answer.get("severity") not in severities(campaign):
         raise bad("invalid_answer", "choose the severity of the error you selected", field="severity")
-    return logic.overlaps(tuple(span), tuple(expected["span"])) and answer["severity"] == expected["severity"]
+    return attention.overlaps(tuple(span), tuple(expected["span"])) and answer["severity"] == expected["severity"]

@@ -1,4 +1,4 @@
-"""MQM's own routes: the marks API of the annotation page, the error chart and the live results JSON."""
+"""MQM's own routes: the marks API of the annotation page, the error chart, the live results JSON, its static files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from ...campaigns import services as core
 from ...campaigns.views import is_organizer, organizer_required, readable
 from . import services as svc
 
-bp = Blueprint("mqm", __name__)
+# Its routes keep the core's URLs (the marks API under /annotate/api/, the results under /campaigns/); its
+# static files (mqm.js, mqm.css) are served under /protocols/mqm/static/ (its templates, mqm/..., the app's
+# loader finds in its templates/ folder).
+bp = Blueprint("mqm", __name__, static_folder="static", static_url_path="/protocols/mqm/static")
 
 
 @bp.put("/annotate/api/items/<public_id>/marks/<uuid>")
@@ -35,5 +38,5 @@ def errors_svg(campaign_id: int):
     campaign = readable(campaign_id)
     results = svc.results_for(campaign, is_organizer(), errors_only=True)   # organizers: live, as on the dashboard
     chart = svc.error_chart(results, svc.get_scheme(svc.scheme_name(campaign)))
-    svg = render_template("campaigns/errors.svg", chart=chart, standalone=True)
+    svg = render_template("mqm/errors.svg", chart=chart, standalone=True)
     return Response(svg, mimetype="image/svg+xml")

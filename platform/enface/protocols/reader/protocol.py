@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...campaigns.contract import Export
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -235,16 +236,9 @@ class ReaderProtocol(Protocol):
             raise bad("no_results", "no reader has finished Part 1 of a book yet: nothing to release", 409)
         return res
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        return {"jsonl": ("application/x-ndjson; charset=utf-8", "jsonl", "JSON Lines"),
-                "csv": ("text/csv; charset=utf-8", "csv", "CSV")}
-
-    def export(self, campaign: Campaign, fmt: str) -> str:
-        if fmt == "jsonl":
-            return exports.export_jsonl(campaign)
-        if fmt == "csv":
-            return exports.export_csv(campaign)
-        return super().export(campaign, fmt)
+    def exports(self) -> dict[str, Export]:
+        return {"jsonl": Export("application/x-ndjson; charset=utf-8", "jsonl", "JSON Lines", exports.export_jsonl),
+                "csv": Export("text/csv; charset=utf-8", "csv", "CSV", exports.export_csv)}
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)

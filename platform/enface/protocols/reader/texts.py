@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from ...campaigns.models import Campaign, CampaignVersion, Item
 from ...campaigns.services import bad
-from ...extensions import db
-from ...models import OutputSegment, Segment
+from ...campaigns.texts import version_texts
 from .design import VERSIONS
 from .display import chunk_text
 
@@ -23,24 +20,6 @@ def campaign_versions(campaign: Campaign) -> dict[str, CampaignVersion]:
 
 def version_kind(v: CampaignVersion) -> str:
     return "reference" if v.reference is not None else "system"
-
-
-def version_texts(v: CampaignVersion, document_id: int, start: int, end: int) -> list[str] | None:
-    """Segments ``start`` .. ``end - 1`` of one version of a document, or None when one is missing."""
-    if v.reference is not None:
-        col = Segment.ref1 if v.reference == 1 else Segment.ref2
-        rows = db.session.execute(select(Segment.position, col).where(
-            Segment.document_id == document_id, Segment.position >= start, Segment.position < end)
-            .order_by(Segment.position)).all()
-        if [p for p, _t in rows] != list(range(start, end)) or any(t is None for _p, t in rows):
-            return None
-        return [t for _p, t in rows]
-    rows = db.session.execute(select(OutputSegment.position, OutputSegment.text).where(
-        OutputSegment.submission_id == v.submission_id, OutputSegment.document_id == document_id,
-        OutputSegment.position >= start, OutputSegment.position < end).order_by(OutputSegment.position)).all()
-    if [p for p, _t in rows] != list(range(start, end)):
-        return None
-    return [t for _p, t in rows]
 
 
 def item_texts(item: Item) -> dict[str, list[str]]:

@@ -14,6 +14,7 @@ from scoring.human_ranking import TESTS
 from ...campaigns import services as svc
 from ...campaigns.options import CreateRequest, Option
 from ...campaigns.services import bad
+from .inputs import campaign_input
 from .settings import DEFAULTS
 
 OPTIONS = (
@@ -34,7 +35,7 @@ def cli_create(protocol, ts, request: CreateRequest):
         except HumanEvalInputError as exc:
             raise bad("invalid_field", f"rubric: {exc}", field="rubric") from None
     ids = list(request.systems) or [s.id for s in svc.eligible_submissions(ts) if svc.default_selected(s)]
-    data = protocol.campaign_input(
+    data = campaign_input(
         name=request.name, submission_ids=ids, redundancy=request.redundancy, strategy=request.strategy,
         ranges="\n".join(request.ranges), instructions=request.instructions, rubric=rubric,
         show_reference=not opts["hide_reference"], seed=request.seed,

@@ -14,7 +14,7 @@ from typing import Any
 from humaneval.rubric import available_rubrics
 from scoring.human_ranking import TESTS
 
-from ...campaigns.contract import JudgeTask, LeaderboardColumn
+from ...campaigns.contract import Export, JudgeTask, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import (
@@ -29,17 +29,13 @@ from ...campaigns.services.ranking import significance_test
 from ...services import is_ascii_int
 from ...services.phenomena import testset_phenomena
 from . import cli, page, responses, results, tutorial
+from .inputs import KEY, campaign_input, phenomenon_documents
 from .settings import DEFAULTS, campaign_rubric, clean_settings
 from .texts import output_text
 
 
-def phenomenon_documents(testset) -> list[str]:
-    """The documents with at least one phenomenon, in test-set order: the default ranges."""
-    return list(dict.fromkeys(p.document.name for p in testset_phenomena(testset)))
-
-
 class RubricProtocol(Protocol):
-    key = "rubric"
+    key = KEY
     title = "Rubric (DITING phenomena)"
     description = ("Annotators score tagged phenomena (idioms, ambiguity, terminology, tense, zero pronouns, "
                    "cultural safety) with a rubric: one Specific and two General criteria, each 0, 1 or 2.")
@@ -84,25 +80,12 @@ class RubricProtocol(Protocol):
         form.update({k: posted.get(k, "") for k in form if k != "systems"})
         form["systems"] = [int(x) for x in posted.getlist("systems") if is_ascii_int(x)]
         seed = form["seed"].strip()
-        return self.campaign_input(
+        return campaign_input(
             name=form["name"], submission_ids=form["systems"], redundancy=form["redundancy"],
             strategy=form["strategy"], ranges=form["ranges"], instructions=form["instructions"],
             rubric=form["rubric_json"].strip() or form["rubric"], show_reference=bool(form["show_reference"]),
             guidelines=form["guidelines"], seed=int(seed) if is_ascii_int(seed) else None,
             significance_test=form["significance_test"])
-
-    def campaign_input(self, *, name: str, submission_ids: list[int], redundancy: Any = 1, strategy: str = "",
-                       ranges: str = "", instructions: str = "", rubric: Any = DEFAULTS["rubric"],
-                       show_reference: bool = True, guidelines: str = "", seed: int | None = None,
-                       significance_test: str = DEFAULTS["significance_test"], testset=None) -> CampaignInput:
-        """What the web form and ``enface campaign create --protocol rubric`` ask for. Empty ``ranges``:
-        every document with phenomena (never a random sample: the tags say what to evaluate)."""
-        if not ranges.strip() and testset is not None:
-            ranges = "\n".join(phenomenon_documents(testset))
-        return CampaignInput(name=name, submission_ids=submission_ids, protocol=self.key, redundancy=redundancy,
-                             strategy=strategy, ranges=ranges, instructions=instructions, seed=seed,
-                             settings={"rubric": rubric, "show_reference": show_reference,
-                                       "guidelines": guidelines, "significance_test": significance_test})
 
     def form_context(self, testset, form: dict[str, Any]) -> dict[str, Any]:
         phenomena = testset_phenomena(testset)
@@ -197,16 +180,9 @@ class RubricProtocol(Protocol):
             raise bad("no_results", "no finished items yet: nothing to release", 409)
         return res
 
-    def exports(self) -> dict[str, tuple[str, str, str]]:
-        return {"json": ("application/json", "json", "JSON (results and scores)"),
-                "csv": ("text/csv; charset=utf-8", "csv", "CSV (one row per score)")}
-
-    def export(self, campaign: Campaign, fmt: str) -> str:
-        if fmt == "json":
-            return results.export_json(campaign)
-        if fmt == "csv":
-            return results.export_csv(campaign)
-        return super().export(campaign, fmt)
+    def exports(self) -> dict[str, Export]:
+        return {"json": Export("application/json", "json", "JSON (results and scores)", results.export_json),
+                "csv": Export("text/csv; charset=utf-8", "csv", "CSV (one row per score)", results.export_csv)}
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)

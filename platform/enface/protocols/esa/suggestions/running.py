@@ -29,7 +29,7 @@ from humaneval.judge import ChatClient, EndpointConfig
 
 from ....campaigns.services.common import bad
 from ....extensions import db
-from ....judges.running import HEARTBEAT_EVERY, is_alive, language_name
+from ....judges.running import beat, is_alive, language_name
 from ....judges.setup import api_key, prompts_folder, run_refusal
 from ....models import utcnow
 from ....services import ServiceError
@@ -130,16 +130,6 @@ def _store(suggester_id: int, target: Target, result: SuggestionResult, token: s
             row.state = "failed"
 
 
-def _beat(app, suggester_id: int, token: str, stop: threading.Event, lost: threading.Event) -> None:
-    while not stop.wait(HEARTBEAT_EVERY):
-        with app.app_context(), db.write():
-            kept = db.session.execute(update(Suggester).where(Suggester.id == suggester_id, Suggester.run_token == token)
-                                      .values(heartbeat_at=utcnow())).rowcount
-        if not kept:
-            lost.set()
-            return
-
-
 def run_suggester(suggester_id: int) -> dict[str, Any]:
     """The task body: ask for every segment not suggested yet, then stop. Returns the counts."""
     token = secrets.token_hex(8)
@@ -161,7 +151,7 @@ def run_suggester(suggester_id: int) -> dict[str, Any]:
         done = set(db.session.execute(select(Suggestion.version_id, Suggestion.document_id, Suggestion.position)
                                       .where(Suggestion.suggester_id == suggester_id, Suggestion.state == "ok")).all())
         todo = [t for t in campaign_targets(suggester.campaign) if t.key not in done]
-        beater = threading.Thread(target=_beat, args=(app, suggester_id, token, stop, lost), daemon=True)
+        beater = threading.Thread(target=beat, args=(app, Suggester, suggester_id, token, stop, lost), daemon=True)
         beater.start()
 
         def one(target: Target) -> None:

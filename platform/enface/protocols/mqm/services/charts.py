@@ -6,7 +6,7 @@ import mqm
 
 from .scheme import scheme_for_annotators
 
-SEVERITY_COLORS = {0: "#6b7280", 1: "#f2b705", 2: "#c2410c", 3: "#7b1fa2"}   # as annotate.css --r0..--r3
+SEVERITY_COLORS = {0: "#6b7280", 1: "#f2b705", 2: "#c2410c", 3: "#7b1fa2"}   # as static/campaigns.css --r0..--r3
 
 
 def error_chart(results: dict, scheme: mqm.Scheme) -> dict:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 import mqm
 
-from ....campaigns import logic, reading
+from ....campaigns import reading
 from ....campaigns.models import Assignment
 from ....campaigns.services import (
     bad,
@@ -21,8 +21,10 @@ from ....campaigns.services import (
     versioned_delete,
     versioned_put,
 )
+from ....campaigns.text_direction import text_direction
 from ....extensions import db
 from ....models import User
+from .. import attention
 from ..models import Mark
 from .scheme import get_scheme, scheme_for_annotators, scheme_name, words_per_second
 from .texts import segment_texts
@@ -47,8 +49,8 @@ def item_state(asg: Assignment, *, readonly: bool = False) -> dict:
                  "finished": asg.finished, "locked": asg.finished or campaign.state != "open",
                  "state": asg.state,
                  "src_lang": ts.src_lang, "tgt_lang": ts.tgt_lang,
-                 "src_dir": logic.text_direction(ts.src_lang, (s["source"] for s in segs[:5])),
-                 "tgt_dir": logic.text_direction(ts.tgt_lang, (s["target"] for s in segs[:5]))},
+                 "src_dir": text_direction(ts.src_lang, (s["source"] for s in segs[:5])),
+                 "tgt_dir": text_direction(ts.tgt_lang, (s["target"] for s in segs[:5]))},
         "segments": segs,
         "marks": [m.to_json() for m in asg.marks],
         "cursor": min(max(asg.cursor, 0), max(len(segs) - 1, 0)),
@@ -168,6 +170,6 @@ def attention_found(asg: Assignment, marks: list[Mark] | None = None) -> bool | 
     span = (check.start_pos, check.end_pos)
     for m in marks if marks is not None else asg.marks:
         if (not m.deleted and m.seg == check.seg and m.side == "target"
-                and logic.overlaps((m.start_pos, m.end_pos), span)):
+                and attention.overlaps((m.start_pos, m.end_pos), span)):
             return True
     return False
