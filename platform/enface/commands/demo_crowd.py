@@ -8,7 +8,10 @@ import json
 from pathlib import Path
 
 DEMO_ESA_LINK = {"name": "Demo ESA (account-free link)", "ranges": "jade-lantern.1:1-4\nmountain-inn:1-4",
-                 "label": "demo link", "pass_code": "DEMO-PASS", "fail_code": "DEMO-FAIL"}
+                 "label": "demo link", "pass_code": "DEMO-PASS", "fail_code": "DEMO-FAIL",
+                 # two BAD copies of 4 segments: 8 pairs, enough for the one-sided Wilcoxon test at 0.05 (4 pairs
+                 # cannot go below p = 1/16, so one copy would fail every annotator)
+                 "settings": {"attention_share": 0.35}}
 LINKS_FILE = "demo-links.json"
 
 
@@ -55,7 +58,7 @@ def demo_esa_link_campaign(testset_id: int, organizer: str, data_dir: Path, url:
             return ["(no ESA campaign with a link created: the demo systems were not scored)"]
         campaign = svc.create_campaign(accounts.get_user_by_email(organizer), ts, svc.CampaignInput(
             name=DEMO_ESA_LINK["name"], submission_ids=ids, protocol="esa", redundancy=1,
-            ranges=DEMO_ESA_LINK["ranges"], seed=1))
+            ranges=DEMO_ESA_LINK["ranges"], settings=DEMO_ESA_LINK["settings"], seed=1))
         save_setup(svc.get_campaign(campaign.id), codes=check_codes(
             DEMO_ESA_LINK["pass_code"], DEMO_ESA_LINK["fail_code"]))
         path = _issue_link(svc.get_campaign(campaign.id), make_account=True)
