@@ -10,6 +10,7 @@ import pytest
 
 from tests.protocols.esa.esa_helpers import esa_campaign, put_answer
 from tests.support.campaigns import read_all
+from tests.support.crowd import arrive_by_links, link_items
 
 TRANSLATION = "Der Hund bellte die ganze Nacht."
 TUTORIAL = {"required": True, "intro": "Practice first.",
@@ -101,40 +102,13 @@ def _setup(world, campaign_id: int) -> None:
     assert resp.status_code == 302, resp.get_data(as_text=True)[:1500]
 
 
-def _arrive(world, campaign_id: int, n: int) -> list:
-    org = world.client("org@example.org")
-    page = org.post(f"/campaigns/{campaign_id}/crowd/links", data={"count": str(n)}).get_data(as_text=True)
-    text = page.split('id="new-links-text">', 1)[1].split("</textarea>", 1)[0]
-    clients = []
-    for line in text.strip().splitlines()[1:]:
-        url = line.split(",", 1)[1].replace("http://localhost", "")
-        c = world.app.test_client()
-        assert c.post(url).status_code == 302
-        clients.append(c)
-    return clients
-
-
-def _own_items(world, c, campaign_id: int) -> list[str]:
-    """The public ids of the link account's items (read from its own pages: the fence lets nothing else in)."""
-    from enface.campaigns.models import Assignment, CampaignAnnotator
-    from enface.extensions import db
-    from sqlalchemy import select
-
-    with c.session_transaction() as sess:
-        user_id = int(sess["_user_id"].split(".")[0])     # (the login id is "<user id>.<session nonce>")
-    with world.ctx():
-        return list(db.session.scalars(select(Assignment.public_id).join(CampaignAnnotator).where(
-            CampaignAnnotator.campaign_id == campaign_id, CampaignAnnotator.user_id == user_id)
-            .order_by(Assignment.number)))
-
-
 def _work(world, c, campaign_id: int, careful: bool) -> None:
     """Scores every item; a careful annotator scores the BAD copies (damaged text) low, a careless one does not."""
     from enface.campaigns.models import Assignment
     from enface.extensions import db
     from sqlalchemy import select
 
-    for public_id in _own_items(world, c, campaign_id):
+    for public_id in link_items(world, c, campaign_id):
         with world.ctx():
             is_bad = bool((db.session.scalar(select(Assignment).where(Assignment.public_id == public_id)).plan
                            or {}).get("bad"))
@@ -149,13 +123,13 @@ def _work(world, c, campaign_id: int, careful: bool) -> None:
 
 def test_esa_tutorial_and_attention_checks_decide_the_completion_code(world, campaign):
     _setup(world, campaign)
-    careful, careless = _arrive(world, campaign, 2)
+    careful, careless = arrive_by_links(world, campaign, 2)
     from enface.campaigns import services as svc
 
     with world.ctx():
         svc.start_campaign(svc.get_campaign(campaign))
     # the tutorial is required: the items wait for it
-    first = _own_items(world, careful, campaign)[0]
+    first = link_items(world, careful, campaign)[0]
     assert careful.get(f"/annotate/item/{first}").status_code == 302
     for form in RIGHT:
         assert careful.post(f"/crowd/c/{campaign}/tutorial", data=form).status_code == 302
@@ -194,7 +168,7 @@ def test_esa_tutorial_and_attention_checks_decide_the_completion_code(world, cam
 ])
 def test_forged_esa_tutorial_answers_are_refused_without_counting(world, campaign, form):
     _setup(world, campaign)
-    c, = _arrive(world, campaign, 1)
+    c, = arrive_by_links(world, campaign, 1)
     assert c.post(f"/crowd/c/{campaign}/tutorial", data=form).status_code == 400
     from enface.crowd.models import CrowdAnswer
     from enface.extensions import db
@@ -207,7 +181,7 @@ def test_forged_esa_tutorial_answers_are_refused_without_counting(world, campaig
 def test_no_verdict_without_finished_bad_copies(world, campaign):
     from enface.campaigns.protocol import protocol_of
 
-    _arrive(world, campaign, 1)
+    arrive_by_links(world, campaign, 1)
     with world.ctx():
         esa = _esa(world)
         annotator = esa.annotators[0]
