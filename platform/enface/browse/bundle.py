@@ -67,7 +67,7 @@ def system_dirs(board: dict) -> dict[int, str]:
 def bundle_files(ts: TestSet) -> list[BundleFile]:
     board = public_board(ts)
     files = [BundleFile("README.md", "README: contents, signatures, versions, licence", "text/markdown",
-                        lambda: readme(ts, board))]
+                        lambda: readme(ts, board, dirs))]
     for path, text in testset_files(ts, with_references=ts.references_public):
         files.append(BundleFile(f"testset/{path}", "the test set", "text/plain", lambda text=text: text))
     dirs = system_dirs(board)
@@ -152,8 +152,18 @@ def _platform_version() -> str:
         return "unknown"
 
 
-def readme(ts: TestSet, board: dict) -> str:
+def _human_names(ts: TestSet, dirs: dict[int, str]) -> list[str]:
+    """The NAMEs of the mt-metrics-eval layout's ``human-scores/LP.NAME.sys.score`` files."""
+    lp = f"{ts.src_lang}-{ts.tgt_lang}"
+    prefix, suffix = f"mtme/human-scores/{lp}.", ".sys.score"
+    return [p[len(prefix):-len(suffix)] for p in bundle_mtme.layout(ts, dirs)
+            if p.startswith(prefix) and p.endswith(suffix)]
+
+
+def readme(ts: TestSet, board: dict, dirs: dict[int, str] | None = None) -> str:
     n_systems = len(board["rows"])
+    names = _human_names(ts, dirs if dirs is not None else system_dirs(board))
+    human = names[0] if names else "NAME"
     lines = [f"# {ts.task.name}: {ts.name} ({ts.src_lang} → {ts.tgt_lang}), data release", ""]
     if ts.released_at:
         lines.append(f"Released {ts.released_at:%Y-%m-%d %H:%M} UTC.")
@@ -173,12 +183,12 @@ def readme(ts: TestSet, board: dict) -> str:
               "columns, empty cells where a metric does not apply; the signatures are in "
               "`scores/leaderboard.signatures.csv`; `scores/leaderboard.json` has the same with the reasons.",
               "- `tables/`: the automatic metrics table and (once released) the human ranking, as LaTeX and CSV.",
-              "- `annotations/`: each released human evaluation in its protocol's formats "
-              "(MQM: Marot/Anthea TSV and JSON; reader studies: JSON Lines and CSV).",
+              "- `annotations/`: each released human evaluation in its protocol's formats (listed under "
+              "Human evaluations below).",
               "- `mtme/`: the same in mt-metrics-eval's layout (`documents/`, `sources/`, `references/`, "
               "`system-outputs/LP/`, `human-scores/LP.NAME.{sys,seg}.score`, `metric-scores/LP/METRIC-all.{sys,seg}"
               ".score`; higher is better, lower-is-better scores negated, `None` where there is none); "
-              f"`python -m scoring meta --mtme mtme --lp {ts.src_lang}-{ts.tgt_lang} --human mqm` reads it.",
+              f"`python -m scoring meta --mtme mtme --lp {ts.src_lang}-{ts.tgt_lang} --human {human}` reads it.",
               "", "## Signatures", ""]
     for c in board["columns"]:
         sigs = board["signatures"].get(c["key"], [])
@@ -190,8 +200,9 @@ def readme(ts: TestSet, board: dict) -> str:
     if camps:
         lines += ["", "## Human evaluations", ""]
         for c in camps:
-            lines.append(f"- {c.name} ({protocol_of(c).title}), released "
-                         f"{c.released_at:%Y-%m-%d %H:%M} UTC" if c.released_at else f"- {c.name}")
+            formats = ", ".join(e.title for e in export_table(protocol_of(c)).values())
+            lines.append((f"- {c.name} ({protocol_of(c).title}), released {c.released_at:%Y-%m-%d %H:%M} UTC"
+                          if c.released_at else f"- {c.name}") + (f"; formats: {formats}" if formats else ""))
     return "\n".join(lines) + "\n"
 
 

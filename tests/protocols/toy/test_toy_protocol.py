@@ -3,16 +3,13 @@ plug-in, works end to end with no line outside its own folder naming it.
 
 The test writes a tiny distribution (a package with a Protocol subclass, its templates, an entry point of
 the group ``enface.protocols`` in its metadata), builds its wheel with pip and installs it into a
-temporary target folder put on ``sys.path`` (never into the venv). Then the new protocol is on the
+temporary target folder put on the import path (never into the venv). Then the new protocol is on the
 new-campaign page and in ``enface campaign create --help`` with its own option, a campaign of it runs
 from the command line and the annotation API to release, and its column is on the leaderboard.
 """
 
 from __future__ import annotations
 
-import importlib
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -20,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.campaigns import build_world
+from tests.support.distributions import build_and_install, importable
 from tests.support.testkit import TestConfigEnv
 
 KEY = "toyscore"
@@ -155,30 +153,17 @@ def _build_and_install(tmp: Path) -> Path:
     (package / "protocol.py").write_text(textwrap.dedent(PROTOCOL_PY), encoding="utf-8")
     for name, text in TEMPLATES.items():
         (package / "templates" / KEY / name).write_text(text, encoding="utf-8")
-    wheels, target = tmp / "wheels", tmp / "site"
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
-                   check=True, timeout=300)
-    wheel = next(wheels.glob("enface_toyscore-*.whl"))
-    subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)],
-                   check=True, timeout=300)
-    return target
+    return build_and_install(src, "enface_toyscore-*.whl", tmp)
 
 
 @pytest.fixture(scope="module")
 def toy_site(tmp_path_factory):
-    """The toy distribution, built and installed into a folder on sys.path for this module's tests."""
+    """The toy distribution, built and installed into a folder on the import path for this module's tests."""
     from enface.campaigns.protocol import PROTOCOLS
 
-    target = _build_and_install(tmp_path_factory.mktemp("toy"))
-    sys.path.insert(0, str(target))
-    importlib.invalidate_caches()
-    yield target
-    sys.path.remove(str(target))
-    PROTOCOLS.pop(KEY, None)
-    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
-        del sys.modules[name]
-    importlib.invalidate_caches()
+    with importable(_build_and_install(tmp_path_factory.mktemp("toy")), PACKAGE) as target:
+        yield target
+        PROTOCOLS.pop(KEY, None)
 
 
 @pytest.fixture
