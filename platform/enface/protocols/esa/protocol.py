@@ -199,14 +199,7 @@ class ESAProtocol(Protocol):
         return evidence(campaign, document_id=document_id)
 
     # -- tutorials and completion codes (enface.crowd) -------------------------------------------------------
-    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
-        return tutorial.fields(campaign)
-
-    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
-        return tutorial.check_expected(campaign, expected, translation)
-
-    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
-        return tutorial.grade(campaign, expected, answer)
+    tutorial_hooks = tutorial
 
     def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:
         return tutorial.attention_results(campaign, annotator_id)

@@ -248,15 +248,7 @@ class ReaderProtocol(Protocol):
 
         return meta_sources(campaign)
 
-    # -- tutorials (enface.crowd) --------------------------------------------------------------------------
-    def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
-        return tutorial.fields(campaign)
-
-    def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
-        return tutorial.check_expected(campaign, expected, translation)
-
-    def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
-        return tutorial.grade(campaign, expected, answer)
+    tutorial_hooks = tutorial      # tutorials (enface.crowd)
 
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
