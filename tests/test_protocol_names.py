@@ -27,6 +27,7 @@ PROTOCOLS = CORE / "protocols"
 #: the demo commands and data (they create the demo's MQM, reader and rubric campaigns by name)
 EXCEPTIONS = ("platform/enface/commands/demo.py", "platform/enface/commands/demo_judge.py",
               "platform/enface/commands/demo_phenomena.py", "platform/enface/commands/demo_esa_ai.py",
+              "platform/enface/commands/demo_crowd.py",
               "platform/enface/demo/")
 SUFFIXES = {".py", ".html", ".js", ".css", ".svg", ".txt", ".json"}
 

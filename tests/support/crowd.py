@@ -32,3 +32,31 @@ def tutorial_text() -> str:
 
 
 GOOD_WELCOME_ANSWERS = {"q_consent": "yes", "q_age": "26-40", "q_langs": ["de"], "q_years": "12", "q_note": ""}
+
+
+def arrive_by_links(world, campaign_id: int, n: int) -> list:
+    """The organizer makes ``n`` links to the campaign; each is opened (Start) in a fresh client: the clients."""
+    org = world.client("org@example.org")
+    page = org.post(f"/campaigns/{campaign_id}/crowd/links", data={"count": str(n)}).get_data(as_text=True)
+    text = page.split('id="new-links-text">', 1)[1].split("</textarea>", 1)[0]
+    clients = []
+    for line in text.strip().splitlines()[1:]:
+        url = line.split(",", 1)[1].replace("http://localhost", "")
+        c = world.app.test_client()
+        assert c.post(url).status_code == 302
+        clients.append(c)
+    return clients
+
+
+def link_items(world, client, campaign_id: int) -> list[str]:
+    """The public ids of a link account's items, in its order (the account is the one logged in ``client``)."""
+    from enface.campaigns.models import Assignment, CampaignAnnotator
+    from enface.extensions import db
+    from sqlalchemy import select
+
+    with client.session_transaction() as sess:
+        user_id = int(sess["_user_id"].split(".")[0])     # (the login id is "<user id>.<session nonce>")
+    with world.ctx():
+        return list(db.session.scalars(select(Assignment.public_id).join(CampaignAnnotator).where(
+            CampaignAnnotator.campaign_id == campaign_id, CampaignAnnotator.user_id == user_id)
+            .order_by(Assignment.number)))

@@ -265,21 +265,29 @@ class Protocol:
         return []
 
     # -- tutorials and completion codes (enface.crowd) ------------------------------------------------------
+    #: a module with ``fields(campaign)``, ``check_expected(campaign, expected, translation)`` and
+    #: ``grade(campaign, expected, answer)``, which the three tutorial hooks below call (None: no tutorial items)
+    tutorial_hooks: Any = None
+
     def tutorial_fields(self, campaign: Campaign) -> list[dict[str, Any]]:
         """The answer form of a training item, for the core's tutorial page: ``[{"name", "type": "span" | "choice"
         | "number", "label", "options"?, "min"?, "max"?}]`` (a span is chosen in the translation, or none).
         [] (the default): the protocol has no tutorial items."""
-        return []
+        return self.tutorial_hooks.fields(campaign) if self.tutorial_hooks is not None else []
 
     def check_tutorial_expected(self, campaign: Campaign, expected: Any, translation: str) -> dict[str, Any]:
         """A training item's expected answer from the organizer's file (on ``translation``, the text shown),
         checked (ServiceError 400 saying why)."""
+        if self.tutorial_hooks is not None:
+            return self.tutorial_hooks.check_expected(campaign, expected, translation)
         raise ServiceError("no_tutorial", f"the {self.key or 'this'} protocol has no tutorial items", 400,
                            {"field": "tutorial"})
 
     def grade_tutorial(self, campaign: Campaign, expected: dict[str, Any], answer: dict[str, Any]) -> bool:
         """Whether an annotator's answer (the fields of :meth:`tutorial_fields`, as posted) matches ``expected``;
         a malformed answer raises ServiceError(400)."""
+        if self.tutorial_hooks is not None:
+            return self.tutorial_hooks.grade(campaign, expected, answer)
         raise self.required("grade_tutorial")
 
     def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:

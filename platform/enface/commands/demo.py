@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ._common import fail, load_app
+from .demo_crowd import demo_esa_link_campaign
 from .demo_esa_ai import demo_esa_ai_campaign
 from .demo_judge import DEMO_ENDPOINT_KEY, start_demo_judge, wait_for_demo_judge
 from .demo_phenomena import PHENOMENA_SUBMISSIONS, demo_rubric_campaign, phenomena_testset
@@ -204,7 +205,8 @@ def demo(host, port, demo_dir, once):
                                     quota_total=ts.quota_total, document_level_allowed=ts.document_level_allowed,
                                     released=True, references_public=ts.references_public)
             made = (demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
-                    + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0], DEMO_ENDPOINT_KEY))
+                    + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0], DEMO_ENDPOINT_KEY)
+                    + demo_esa_link_campaign(ts_id, DEMO_USERS[0][0], cfg.DATA_DIR, svc.url))
         made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
     except BaseException as exc:
         svc.stop()

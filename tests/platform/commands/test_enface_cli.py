@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from enface import create_app
 from enface.commands import main
 
 from tests.support.testkit import DEMO, TestConfigEnv, wait_http
@@ -230,7 +231,7 @@ def test_services_name_the_child_that_died_and_its_log(tmp_path):
     assert (tmp_path / "logs" / "worker.log").read_text() == "boom\n"
 
 
-def test_demo_once(tmp_path):
+def test_demo_once(tmp_path, monkeypatch):
     env = dict(os.environ)
     env.update({"ENFACE_DATA_DIR": str(tmp_path / "demo"), "ENFACE_SCORING_WORKERS": "1"})
     for key in ("ENFACE_DATABASE_URL", "ENFACE_BROKER_URL", "ENFACE_RESULT_BACKEND", "ENFACE_COMET_MODEL",
@@ -262,6 +263,10 @@ def test_demo_once(tmp_path):
     esa_ai = re.search(r"ESA\^AI campaign (\d+) started for annotator@demo\.enface\.org", out)
     assert esa_ai, out
     assert f"ESA^AI suggester on campaign {esa_ai.group(1)}, against the demo's scripted endpoint" in out
+    esa_link = re.search(r"ESA campaign (\d+) through its account-free link \(kept in .*demo-links\.json\): "
+                         rf"http://127\.0\.0\.1:{port}(/crowd/l/lnk_[A-Za-z0-9_-]+)$", out, re.M)
+    assert esa_link, out
+    assert f"ESA campaign {esa_link.group(1)} started for one account-free link" in out
     logins = json.loads((tmp_path / "demo" / "demo-logins.json").read_text())
     assert len(logins) == 8 and all(len(p) >= 10 for p in logins.values())
     # Run again: nothing is duplicated, the same logins are printed.
@@ -270,3 +275,10 @@ def test_demo_once(tmp_path):
     assert again.returncode == 0, again.stderr
     assert logins["organizer@demo.enface.org"] in again.stdout and "submitted" not in again.stdout
     assert "started" not in again.stdout   # the campaigns are not made twice
+    assert f"ESA campaign {esa_link.group(1)} through its account-free link" in again.stdout
+    assert esa_link.group(2) in again.stdout   # the same link, printed again
+    # The printed link opens the campaign's landing page without a login.
+    for key in ("ENFACE_DATABASE_URL", "ENFACE_BROKER_URL", "ENFACE_RESULT_BACKEND"):
+        monkeypatch.delenv(key, raising=False)
+    landing = create_app({"DATA_DIR": str(tmp_path / "demo")}).test_client().get(esa_link.group(2))
+    assert landing.status_code == 200 and "Start" in landing.get_data(as_text=True)

@@ -27,7 +27,7 @@ from ...campaigns.services import (
     version_labels,
 )
 from ...services import is_ascii_int
-from . import checks, cli, exports, page, responses, results
+from . import checks, cli, exports, page, responses, results, tutorial
 from .settings import DEFAULTS, RANKING_BY, clean_settings, summary
 from .suggestions.budget import filter_plans
 from .suggestions.page import check_suggested
@@ -197,6 +197,12 @@ class ESAProtocol(Protocol):
         from .meta import evidence
 
         return evidence(campaign, document_id=document_id)
+
+    # -- tutorials and completion codes (enface.crowd) -------------------------------------------------------
+    tutorial_hooks = tutorial
+
+    def attention_results(self, campaign: Campaign, annotator_id: int) -> tuple[int, int]:
+        return tutorial.attention_results(campaign, annotator_id)
 
     def item_label(self, item: Item) -> str:
         labels = version_labels(item.campaign)

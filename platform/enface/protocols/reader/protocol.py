@@ -30,7 +30,7 @@ from ...campaigns.services import (
 )
 from ...services import is_ascii_int
 from ...services.accounts import check_text
-from . import cli, exports, page, responses, results, stages, texts
+from . import cli, exports, page, responses, results, stages, texts, tutorial
 from .design import DEFAULTS, STAGES, blind_words_in, chunk_plan, default_guidelines, make_plan
 
 
@@ -247,6 +247,8 @@ class ReaderProtocol(Protocol):
         from .meta import meta_sources
 
         return meta_sources(campaign)
+
+    tutorial_hooks = tutorial      # tutorials (enface.crowd)
 
     def item_label(self, item: Item) -> str:
         return f"{item.document.name}:{item.seg_start + 1}-{item.seg_end}"
