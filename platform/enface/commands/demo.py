@@ -135,6 +135,9 @@ def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
     from ..protocols.bws.demo import demo_bws_campaigns
 
     bws = demo_bws_campaigns(org, ts, mqm_ids, demo_dir)
+    from ..protocols.cesa.demo import demo_cesa_campaign
+
+    bws += demo_cesa_campaign(org, ts, mqm_ids)
     return [f"MQM campaign {mqm.id} started for annotator@demo.enface.org",
             f"reader study {reader.id} started for reader1@ and reader2@demo.enface.org "
             "(reference 1 against lantern-nmt; the break before Part 2 is 3 minutes here)",

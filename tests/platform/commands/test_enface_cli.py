@@ -260,6 +260,7 @@ def test_demo_once(tmp_path, monkeypatch):
     assert re.search(r"finished BWS campaign \d+ released: 80 judgments", out), out
     assert "split-half reliability 0.954 over 100 random splits" in out
     assert "finished MQM campaign 3 released" in out and "/browse/1" in out
+    assert re.search(r"contrastive ESA campaign \d+ started for annotator@demo\.enface\.org \(\d translations side", out), out
     esa_ai = re.search(r"ESA\^AI campaign (\d+) started for annotator@demo\.enface\.org", out)
     assert esa_ai, out
     assert f"ESA^AI suggester on campaign {esa_ai.group(1)}, against the demo's scripted endpoint" in out
