@@ -21,6 +21,9 @@ from urllib.parse import urljoin, urlsplit
 import requests
 
 PER_ROUTE = 4          # distinct URLs visited per route (endpoint) and account
+# an item page is each protocol's own page under one route: every item an annotator is given, so that each
+# protocol's page (and its assets) is reached however many items the campaigns before it hold
+PER_ROUTE_OF = {"annotate.item": 150}
 MAX_PER_ACCOUNT = 400  # pages per account, a guard against link loops
 SKIP = ("/auth/logout",)
 # The short addresses (/login, /leaderboards) are typed by people, never linked: seeded like the front page.
@@ -80,7 +83,7 @@ def crawl(base: str, session: requests.Session, who: str, adapter, failures: lis
         except Exception:
             endpoint = "(no route)"
         if kind == "page":
-            if per_route[endpoint] >= PER_ROUTE:
+            if per_route[endpoint] >= PER_ROUTE_OF.get(endpoint, PER_ROUTE):
                 continue
             per_route[endpoint] += 1
         visited += 1
