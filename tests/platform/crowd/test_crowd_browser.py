@@ -145,6 +145,8 @@ def test_link_consent_loud_tutorial_work_and_pass_code(live, browser):
     for path in ("/auth/password", f"/campaigns/{cid}", "/submissions"):
         assert page.goto(f"{base}{path}").status == 404
     ctx.close()
+    got, table = _codes(world, cid)
+    assert ("P-ALICE", "PASS-7Q", "yes") in got and table["P-ALICE"] == ("PASS-7Q", True, 1)
 
 
 def test_failing_annotator_sees_the_fail_code(live, browser):
@@ -160,6 +162,13 @@ def test_failing_annotator_sees_the_fail_code(live, browser):
     assert page.inner_text("#completion-code") == "FAIL-3X"
     shot(page, "bob-08-fail-code")
     ctx.close()
+    got, table = _codes(world, cid)
+    assert ("P-BOB", "FAIL-3X", "no") in got and table["P-BOB"] == ("FAIL-3X", False, 0)
+
+
+def _codes(world, cid):
+    """The codes CSV's (panel id, code, passed) rows, and the crowd page's {panel id: (code, passed, first
+    right)}. (Each test checks its own annotator: xdist may run a module's tests apart, each with its world.)"""
     from enface.campaigns import services as svc
     from enface.crowd import reports
 
@@ -167,9 +176,7 @@ def test_failing_annotator_sees_the_fail_code(live, browser):
         rows = reports.codes_csv(svc.get_campaign(cid)).splitlines()
         table = {r.panel_id: (r.code, r.passed, r.tutorial["first_right"]) for r in reports.annotator_rows(
             svc.get_campaign(cid))}
-    got = sorted((r.split(",")[0], r.split(",")[2], r.split(",")[3]) for r in rows[1:])
-    assert got == [("P-ALICE", "PASS-7Q", "yes"), ("P-BOB", "FAIL-3X", "no")]
-    assert table == {"P-ALICE": ("PASS-7Q", True, 1), "P-BOB": ("FAIL-3X", False, 0)}
+    return sorted((r.split(",")[0], r.split(",")[2], r.split(",")[3]) for r in rows[1:]), table
 
 
 def test_organizer_sees_links_results_and_codes(live, browser):
