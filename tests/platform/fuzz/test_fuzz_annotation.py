@@ -8,6 +8,8 @@ The crashes issue 11 listed (finding 3) have their own regression tests at the e
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,7 +41,18 @@ progress_bodies = st.fixed_dictionaries({}, optional={
     "times": st.dictionaries(st.sampled_from(["0", "1", "2", "3", "-1", "99"]) | text,
                              seg_ints | json_values, max_size=5) | json_values})
 delete_bodies = st.fixed_dictionaries({}, optional={"rev": seg_ints, "uuid": text})
-uuids = st.uuids().map(str) | text
+
+
+def _wire_bytes(value: str) -> bytes:
+    """The bytes a hostile client can send for any text, a lone surrogate included (invalid UTF-8)."""
+    return value.encode("utf-8", "surrogatepass")
+
+
+def _path_segment(value: str) -> str:
+    return quote(_wire_bytes(value), safe="")
+
+
+uuids = st.uuids().map(str) | text.map(_path_segment)
 
 
 @pytest.fixture
@@ -103,7 +116,7 @@ def test_fuzz_raw_bodies(annotating):
              ("DELETE", f"responses/{FIXED}"), ("POST", "progress"), ("POST", "finish")]
 
     @fuzz_settings()
-    @given(path=st.sampled_from(paths), raw=st.binary(max_size=200) | text.map(str.encode))
+    @given(path=st.sampled_from(paths), raw=st.binary(max_size=200) | text.map(_wire_bytes))
     def run(path, raw):
         method, tail = path
         before = row_counts(world.app)
