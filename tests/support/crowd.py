@@ -31,13 +31,41 @@ def tutorial_text() -> str:
     return json.dumps(TUTORIAL)
 
 
+def lait_answers(**given) -> dict:
+    """A posted LAIT welcome form (``platform/enface/crowd/forms/lait.json``): consent, the first option of every
+    choice and multi, a date, "text" in text questions; ``given``: question id -> answer (a choice's
+    ``{"other": text}`` picks its free-text "Other")."""
+    from enface.crowd.welcome import OTHER, load_form
+
+    posted: dict = {}
+    for q in load_form("lait").answerable:
+        value = given.get(q.id)
+        if q.type == "consent":
+            posted[f"q_{q.id}"] = "yes"
+        elif isinstance(value, dict):
+            posted[f"q_{q.id}"], posted[f"q_{q.id}_other"] = OTHER, value["other"]
+        elif value is not None:
+            posted[f"q_{q.id}"] = value
+        elif q.type == "choice":
+            posted[f"q_{q.id}"] = q.options[0]
+        elif q.type == "multi":
+            posted[f"q_{q.id}"] = [q.options[0]]
+        elif q.type == "date":
+            posted[f"q_{q.id}"] = "2026-12-01"
+        elif q.type == "text":
+            posted[f"q_{q.id}"] = "text"
+    return posted
+
+
 GOOD_WELCOME_ANSWERS = {"q_consent": "yes", "q_age": "26-40", "q_langs": ["de"], "q_years": "12", "q_note": ""}
 
 
-def arrive_by_links(world, campaign_id: int, n: int) -> list:
-    """The organizer makes ``n`` links to the campaign; each is opened (Start) in a fresh client: the clients."""
+def arrive_by_links(world, campaign_id: int, n: int = 0, panel_ids: tuple[str, ...] = ()) -> list:
+    """The organizer makes ``n`` links to the campaign (or one per panel id); each is opened (Start) in a fresh
+    client: the clients, in the links' order."""
     org = world.client("org@example.org")
-    page = org.post(f"/campaigns/{campaign_id}/crowd/links", data={"count": str(n)}).get_data(as_text=True)
+    form = {"panel_ids": "\n".join(panel_ids)} if panel_ids else {"count": str(n)}
+    page = org.post(f"/campaigns/{campaign_id}/crowd/links", data=form).get_data(as_text=True)
     text = page.split('id="new-links-text">', 1)[1].split("</textarea>", 1)[0]
     clients = []
     for line in text.strip().splitlines()[1:]:

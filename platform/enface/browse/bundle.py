@@ -8,7 +8,9 @@ Layout (under ``<slug>-release/`` in the zip)::
     systems.csv                            team, system, label, constrained, description
     scores/leaderboard.csv (+ .signatures.csv, .json)   the leaderboard as the public sees it
     tables/automatic.{tex,csv}, tables/human.{tex,csv}  the findings tables
-    annotations/<campaign id>-<name>.<ext> each released campaign in its protocol's formats (MQM: Marot TSV)
+    annotations/<campaign id>-<name>.<ext> each released campaign in its protocol's formats (MQM: Marot TSV),
+                                           and its crowd answers (``.crowd.csv``, ``.crowd.json``) when it had a
+                                           crowd setup: pseudonymous raters, no panel id, e-mail or code
     mtme/                                  the same in mt-metrics-eval's layout (:mod:`~enface.browse.bundle_mtme`)
 """
 
@@ -24,7 +26,8 @@ from sqlalchemy import select
 
 from scoring import csvsafe
 
-from ..campaigns.protocol import export_table, protocol_of
+from ..campaigns.exports import campaign_exports
+from ..campaigns.protocol import protocol_of
 from ..extensions import db
 from ..models import OutputSegment, ScoreRow, TestSet
 from ..services import NotFound, rankings
@@ -34,6 +37,8 @@ from ..services.testsets import testset_files
 from . import bundle_mtme
 from .evidence import released_campaigns
 from .lru import app_cache
+
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)     # the zip format's earliest date: the files' dates say nothing
 
 
 @dataclass
@@ -97,8 +102,7 @@ def bundle_files(ts: TestSet) -> list[BundleFile]:
     for path, text in bundle_mtme.layout(ts, dirs).items():
         files.append(BundleFile(path, "mt-metrics-eval layout", "text/plain", lambda text=text: text))
     for camp in released_campaigns(ts.id):
-        proto = protocol_of(camp)
-        for export in export_table(proto).values():
+        for export in campaign_exports(camp, public=True).values():     # (the public's: pseudonymous raters)
             files.append(BundleFile(f"annotations/{camp.id}-{slug(camp.name)}.{export.extension}",
                                     f"{camp.name}: {export.title}", export.mimetype.split(";")[0],
                                     lambda camp=camp, export=export: export.writer(camp)))
@@ -184,7 +188,9 @@ def readme(ts: TestSet, board: dict, dirs: dict[int, str] | None = None) -> str:
               "`scores/leaderboard.signatures.csv`; `scores/leaderboard.json` has the same with the reasons.",
               "- `tables/`: the automatic metrics table and (once released) the human ranking, as LaTeX and CSV.",
               "- `annotations/`: each released human evaluation in its protocol's formats (listed under "
-              "Human evaluations below).",
+              "Human evaluations below); for a crowd campaign also its welcome-form, tutorial and completion "
+              "answers (`<campaign>.crowd.csv`, `.crowd.json`), raters by the same labels as the annotations "
+              "(`rater1`, ...), without panel ids, completion codes or the answers to private questions.",
               "- `mtme/`: the same in mt-metrics-eval's layout (`documents/`, `sources/`, `references/`, "
               "`system-outputs/LP/`, `human-scores/LP.NAME.{sys,seg}.score`, `metric-scores/LP/METRIC-all.{sys,seg}"
               ".score`; higher is better, lower-is-better scores negated, `None` where there is none); "
@@ -200,7 +206,7 @@ def readme(ts: TestSet, board: dict, dirs: dict[int, str] | None = None) -> str:
     if camps:
         lines += ["", "## Human evaluations", ""]
         for c in camps:
-            formats = ", ".join(e.title for e in export_table(protocol_of(c)).values())
+            formats = ", ".join(e.title for e in campaign_exports(c, public=True).values())
             lines.append((f"- {c.name} ({protocol_of(c).title}), released {c.released_at:%Y-%m-%d %H:%M} UTC"
                           if c.released_at else f"- {c.name}") + (f"; formats: {formats}" if formats else ""))
     return "\n".join(lines) + "\n"
@@ -218,7 +224,10 @@ def bundle_zip(ts: TestSet) -> tuple[str, bytes]:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for f in bundle_files(ts):
-            zf.writestr(f"{root}/{f.path}", f.make())
+            # a fixed date and mode (writestr's default is the clock): a rebuild gives the same bytes
+            info = zipfile.ZipInfo(f"{root}/{f.path}", date_time=ZIP_DATE)
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, f.make(), compress_type=zipfile.ZIP_DEFLATED)
     data = buf.getvalue()
     cache.put(key, data)
     return f"{root}.zip", data

@@ -20,7 +20,8 @@ from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
 from . import services as svc
-from .protocol import PROTOCOLS, default_protocol, export_table, protocol_of
+from .exports import campaign_exports, core_exports
+from .protocol import PROTOCOLS, default_protocol, protocol_of
 
 bp = Blueprint("campaigns", __name__)
 
@@ -118,7 +119,8 @@ def show(campaign_id: int):
                            eligible=svc.eligible_submissions(campaign.testset) if campaign.state == "draft" else [],
                            waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
                            new_links=None, campaign_exports=[(fmt, e.title) for fmt, e
-                                                             in export_table(protocol).items()], **context)
+                                                             in campaign_exports(campaign, public=False).items()],
+                           **context)
 
 
 # --------------------------------------------------------------------------- setup: systems, annotators, invites
@@ -288,7 +290,7 @@ def readable(campaign_id: int):
 def export(campaign_id: int, fmt: str):
     campaign = readable(campaign_id)
     protocol = protocol_of(campaign)
-    table = export_table(protocol)
+    table = campaign_exports(campaign, public=not is_organizer())   # the public's: what the release holds
     if fmt not in table:
         abort(404)
     export = table[fmt]
@@ -302,6 +304,8 @@ def results(campaign_id: int):
     protocol = protocol_of(campaign)
     # the public page: the snapshot once released, organizers included
     return render_template(protocol.results_template, campaign=campaign, protocol=protocol,
+                           core_exports=[(fmt, e.title) for fmt, e in
+                                         core_exports(campaign, public=not is_organizer()).items()],
                            **protocol.results_context(campaign))
 
 

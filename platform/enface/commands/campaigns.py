@@ -140,18 +140,19 @@ def status(campaign_id, as_json):
 @click.argument("campaign_id", type=int)
 @click.option("--format", "fmt", metavar="FORMAT", default=None,
               help="one of the campaign's protocol's formats, e.g. tsv, json, jsonl, csv, judgments (default: its "
-                   "first; the dashboard lists them; another is refused with the list)")
+                   "first; the dashboard lists them; another is refused with the list), or crowd.csv, crowd.json "
+                   "(the crowd answers, when the campaign has a crowd setup)")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None)
 def export(campaign_id, fmt, output):
-    """The campaign's annotations or answers, in one of its protocol's export formats."""
+    """The campaign's annotations or answers, in one of its protocol's export formats (or its crowd answers)."""
     from ..campaigns import services as svc
 
     def go():
         nonlocal fmt
         c = svc.get_campaign(campaign_id)
-        from ..campaigns.protocol import export_table, protocol_of
+        from ..campaigns.exports import campaign_exports
 
-        formats = export_table(protocol_of(c))
+        formats = campaign_exports(c, public=False)
         fmt = fmt or next(iter(formats))
         if fmt not in formats:
             _fail(f"a {c.protocol} campaign exports {', '.join(formats)} (not {fmt})")

@@ -22,12 +22,13 @@ from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user
 
 from ..campaigns import services as camp
+from ..campaigns.exports import register_exports
 from ..campaigns.gates import register_after_work, register_gate
 from ..campaigns.protocol import protocol_of
 from ..campaigns.views import organizer_required
 from ..extensions import limiter
 from ..services import NotFound, ServiceError
-from . import flow, links, reports, welcome
+from . import exports, flow, links, reports, welcome
 from . import tutorial as tut
 from .setup import check_codes, save_setup, setup_of
 
@@ -38,6 +39,7 @@ bp = Blueprint("crowd", __name__)
 def _register(_state) -> None:
     register_gate(flow.gate)
     register_after_work(flow.after_work)
+    register_exports(exports.provider)     # crowd.csv and crowd.json beside every protocol's exports
 
 
 def _link_limit() -> str:

@@ -10,6 +10,8 @@ A form file::
 Question types: ``info`` (text only, no answer), ``consent`` (must be agreed to: no work without it),
 ``choice`` (one option; ``other: true`` adds a free-text "Other"), ``multi`` (any options), ``text``
 (``max_length``), ``number`` (``min``, ``max``), ``date``. ``required`` defaults to true for consent,
+false otherwise. ``private`` keeps a question's answers out of the public release (the organizer's
+exports still hold them); it defaults to true for ``text`` questions (a name, an id, an address),
 false otherwise. The organizer's file and the annotator's answers are both checked here; a
 mistake is a :class:`~enface.services.ServiceError` naming the question, never a crash.
 """
@@ -48,6 +50,7 @@ class Question:
     min: float | None = None
     max: float | None = None
     max_length: int = 1000
+    private: bool = False     # its answers stay out of the release bundle
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "type": self.type, "text": self.text, "required": self.required}
@@ -61,6 +64,8 @@ class Question:
             out["min"], out["max"] = self.min, self.max
         if self.type == "text":
             out["max_length"] = self.max_length
+        if self.private != (self.type == "text"):     # (only when it is not the default)
+            out["private"] = self.private
         return out
 
 
@@ -77,6 +82,11 @@ class WelcomeForm:
     @property
     def answerable(self) -> list[Question]:
         return [q for q in self.questions if q.type != "info"]
+
+    @property
+    def public(self) -> list[Question]:
+        """The answerable questions whose answers the release may show."""
+        return [q for q in self.answerable if not q.private]
 
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "intro": self.intro, "questions": [q.to_json() for q in self.questions]}
@@ -154,11 +164,14 @@ def parse_form(data: Any) -> WelcomeForm:
         other = q.get("other", False)
         if not isinstance(other, bool) or (other and kind != "choice"):
             raise _fail("other (a free-text option) is true or false, and only for a choice", where)
+        private = q.get("private", kind == "text")
+        if not isinstance(private, bool):
+            raise _fail("private must be true or false", where)
         out.append(Question(id=qid, type=kind, text=_text(q.get("text"), f"{where}, text", max_len=MAX_TEXT * 2,
                                                           required=True),
                             title=_text(q.get("title"), f"{where}, title", max_len=200, required=False),
                             options=options, other=other, required=required and kind != "info",
-                            min=lo, max=hi, max_length=max_length))
+                            min=lo, max=hi, max_length=max_length, private=private))
     return WelcomeForm(title=_text(data.get("title"), "title", max_len=200, required=False) or "Before you start",
                        intro=_text(data.get("intro"), "intro", max_len=MAX_TEXT * 2, required=False),
                        questions=tuple(out))

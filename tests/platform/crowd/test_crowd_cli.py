@@ -4,26 +4,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
-from enface.commands import main
-
 from tests.support.campaigns import new_campaign
 from tests.support.crowd import tutorial_text
-from tests.support.testkit import TestConfigEnv
-
-
-@pytest.fixture
-def cli(world, monkeypatch):
-    for key, value in TestConfigEnv(world.app).items():
-        if key.startswith("ENFACE_"):
-            monkeypatch.setenv(key, value)
-
-    def run(*args, code=0, stdin=None):
-        result = CliRunner().invoke(main, [str(a) for a in args], input=stdin, catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result.output
-    return run
 
 
 def test_links_create_list_revoke(world, cli, tmp_path):
