@@ -107,13 +107,14 @@ def stored_segments(testset, submissions: Sequence, labels: Mapping[int, str], m
 
 
 def segment_metrics(testset, submissions: Sequence) -> list[str]:
-    """The metrics with stored segment scores for every one of ``submissions`` (what a form offers)."""
+    """The metrics with stored segment scores for some of ``submissions`` (what a form offers; the creation
+    checks that every chosen system has them)."""
     from ..metaeval.service import stored_metrics
 
     if not submissions:
         return []
     found = stored_metrics(testset, list(submissions), {str(s.id): str(s.id) for s in submissions})
-    return [key for key, ms in found.items() if all(ms.segments.get(str(s.id)) for s in submissions)]
+    return [key for key, ms in found.items() if any(ms.segments.values())]
 
 
 def choose_documents(testset, submissions: Sequence, labels: Mapping[int, str], docs: Sequence[sampling.DocInfo],
