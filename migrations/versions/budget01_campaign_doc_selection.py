@@ -15,11 +15,11 @@ branch_labels = None
 depends_on = None
 
 
+# (plain ALTER TABLE, not a batch: on SQLite a batch copies ``campaigns`` and drops it, and the drop would
+# cascade to every table that points at it)
 def upgrade() -> None:
-    with op.batch_alter_table('campaigns', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('doc_selection', sa.JSON(), nullable=True))
+    op.add_column('campaigns', sa.Column('doc_selection', sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('campaigns', schema=None) as batch_op:
-        batch_op.drop_column('doc_selection')
+    op.drop_column('campaigns', 'doc_selection')
