@@ -142,5 +142,5 @@ def describe(choice: Mapping[str, Any] | None) -> str | None:
         return "the documents or ranges the organizer wrote"
     if method == UNIFORM:
         return "a uniform random sample (by the seed)"
-    return (f"chosen by subset2evaluate ({method}) from the {choice.get('metric')} segment scores of "
+    return (f"by subset2evaluate ({method}) from the {choice.get('metric')} segment scores of "
             f"{choice.get('systems')} systems")

@@ -138,7 +138,7 @@ def test_a_campaign_takes_the_documents_subset2evaluate_picks(world, method):
     if method == "metric_var":
         assert ranges == ["gamma:1-2", "delta:1-3"]        # the two widest spreads
     page = world.client("org@example.org").get(f"/campaigns/{cid}").get_data(as_text=True)
-    assert f"chosen by subset2evaluate ({method}) from the toy segment scores of 3 systems" in page
+    assert f"<b>Documents chosen:</b> by subset2evaluate ({method}) from the toy segment scores of 3 systems" in page
 
 
 def test_a_uniform_sample_is_unchanged(world):
