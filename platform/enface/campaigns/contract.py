@@ -116,3 +116,16 @@ class Export:
     extension: str
     title: str
     writer: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class RankingJudgments:
+    """A campaign's annotations in the order they came in, and how a prefix of them ranks the versions: what
+    :meth:`~enface.campaigns.protocol.Protocol.ranking_judgments` gives the dashboard's stability figure
+    (:func:`humaneval.selection.ranking_stability`). ``scores(annotations)`` gives ``{version: score}``
+    (either direction: the figure compares the order of each pair); ``noun`` is what the dashboard calls
+    one annotation ("judgments", "segment scores")."""
+
+    annotations: list[Any]
+    scores: Callable[[Any], dict[str, float]]
+    noun: str = "annotations"

@@ -63,6 +63,9 @@ class Campaign(Base):
     instructions: Mapped[str] = mapped_column(Text, default="")
     ranges: Mapped[list] = mapped_column(JSON, default=list)     # ["doc:1-40", ...] (1-based, inclusive)
     seed: Mapped[int] = mapped_column(Integer, default=0)
+    # How the documents were chosen ({"method": "ranges" | "uniform" | a subset2evaluate method, "metric",
+    # "systems"}: enface.campaigns.selection); None for campaigns created before it was kept.
+    doc_selection: Mapped[dict | None] = mapped_column(JSON)
     state: Mapped[str] = mapped_column(String(20), default="draft")
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -75,9 +75,15 @@ class CreateRequest:
     instructions: str = ""
     options: dict[str, Any] | None = None
     given: frozenset[str] = frozenset()
+    doc_selection: str = "uniform"
+    doc_selection_metric: str = ""
 
     def option(self, name: str) -> Any:
         return (self.options or {}).get(name)
+
+    def document_choice(self) -> dict[str, str]:
+        """How the sampled documents are chosen, as :class:`CampaignInput`'s fields (``--doc-selection``)."""
+        return {"doc_selection": self.doc_selection, "doc_selection_metric": self.doc_selection_metric}
 
 
 @dataclass
@@ -99,6 +105,10 @@ class CampaignInput:
     sample_words: int = 2200
     instructions: str = ""
     seed: int | str | None = None    # from a form: checked by create_campaign
+    # How the sampled documents are chosen: "uniform", or a subset2evaluate method from a metric's stored
+    # segment scores of the chosen systems (enface.campaigns.selection); "" metric: its default (chrF)
+    doc_selection: str = "uniform"
+    doc_selection_metric: str = ""
 
 
 

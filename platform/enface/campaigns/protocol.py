@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..services import NotFound, ServiceError, is_ascii_int
-from .contract import Evidence, Export, JudgeTask, LeaderboardColumn, LeaderboardPart
+from .contract import Evidence, Export, JudgeTask, LeaderboardColumn, LeaderboardPart, RankingJudgments
 from .options import CampaignInput, Option, default_selected
 
 if TYPE_CHECKING:   # (annotations only: the models import nothing from here)
@@ -235,6 +235,12 @@ class Protocol:
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         raise self.required("progress")
+
+    def ranking_judgments(self, campaign: Campaign) -> RankingJudgments | None:
+        """The campaign's finished annotations in the order they came in and their scorer, from which the
+        core's dashboard shows the live ranking's stability (how many version pairs changed order in the last
+        tenth of them: :mod:`~enface.campaigns.stability`); None (the default): no such figure."""
+        return None
 
     def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         """What a released campaign's raters said about the texts, for the output browser (optional): one

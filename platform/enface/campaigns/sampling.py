@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from .errors import CampaignError
 
-__all__ = ["CampaignError", "DocInfo", "Range", "parse_ranges", "pick_attention_items", "sample_ranges"]
+__all__ = ["CampaignError", "DocInfo", "Range", "candidate_ranges", "parse_ranges", "pick_attention_items",
+           "sample_ranges"]
 
 
 @dataclass(frozen=True)
@@ -85,29 +86,42 @@ def sample_ranges(docs: Sequence[DocInfo], n_docs: int, target_words: int, count
     beginning) and ends at the segment boundary nearest the word budget. With
     ``target_words`` 0, whole documents are taken.
     """
+    usable = _usable(docs, n_docs)
+    rng = random.Random(seed)
+    chosen = rng.sample(usable, n_docs)
+    order = {d.name: i for i, d in enumerate(docs)}
+    chosen.sort(key=lambda d: order[d.name])
+    return [_excerpt(doc, n_docs, target_words, count) for doc in chosen]
+
+
+def candidate_ranges(docs: Sequence[DocInfo], n_docs: int, target_words: int,
+                     count: Callable[[str], int]) -> list[Range]:
+    """Every document with segments, cut as :func:`sample_ranges` cuts the ``n_docs`` it draws: what a
+    campaign choosing its documents by another rule (:mod:`~enface.campaigns.selection`) chooses among."""
+    return [_excerpt(doc, n_docs, target_words, count) for doc in _usable(docs, n_docs)]
+
+
+def _usable(docs: Sequence[DocInfo], n_docs: int) -> list[DocInfo]:
     if n_docs < 1:
         raise CampaignError("sample at least one document")
     usable = [d for d in docs if d.sources]
     if len(usable) < n_docs:
         raise CampaignError(f"the test set has {len(usable)} documents; cannot sample {n_docs}")
-    rng = random.Random(seed)
-    chosen = rng.sample(usable, n_docs)
-    order = {d.name: i for i, d in enumerate(docs)}
-    chosen.sort(key=lambda d: order[d.name])
+    return usable
+
+
+def _excerpt(doc: DocInfo, n_docs: int, target_words: int, count: Callable[[str], int]) -> Range:
     budget = target_words / n_docs if target_words > 0 else None
-    out = []
-    for doc in chosen:
-        end, words = len(doc.sources), 0
-        if budget is not None:
-            for i, src in enumerate(doc.sources, 1):
-                before = words
-                words += count(src)
-                if words >= budget:
-                    # stop at the boundary nearest the budget (at least one segment)
-                    end = i if (words - budget) <= (budget - before) or i == 1 else i - 1
-                    break
-        out.append(Range(doc.name, 1, end))
-    return out
+    end, words = len(doc.sources), 0
+    if budget is not None:
+        for i, src in enumerate(doc.sources, 1):
+            before = words
+            words += count(src)
+            if words >= budget:
+                # stop at the boundary nearest the budget (at least one segment)
+                end = i if (words - budget) <= (budget - before) or i == 1 else i - 1
+                break
+    return Range(doc.name, 1, end)
 
 
 def pick_attention_items(keys: Sequence[Hashable], share: float, seed: int) -> set[Hashable]:

@@ -10,6 +10,7 @@ the pages are not advertised). State changes are POST forms with the CSRF token.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import wraps
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -19,9 +20,11 @@ from ..confirm import ask, confirmed
 from ..extensions import login_manager
 from ..services import ServiceError, accounts, is_ascii_int
 from ..services import testsets as testsets_svc
+from . import selection
 from . import services as svc
 from .exports import campaign_exports, core_exports
 from .protocol import PROTOCOLS, default_protocol, protocol_of
+from .stability import campaign_stability
 
 bp = Blueprint("campaigns", __name__)
 
@@ -90,9 +93,14 @@ def new():
     subs = svc.eligible_submissions(ts)
     docs = svc.testset_docs(ts)
     form = protocol.form_defaults(ts, subs, docs)
+    # how sampled documents are chosen: the core's fields, on every protocol's form (campaigns/_macros.html)
+    choice = {"doc_selection": request.form.get("doc_selection", selection.UNIFORM),
+              "doc_selection_metric": request.form.get("doc_selection_metric", "")}
     if request.method == "POST":
         try:
             data = protocol.input_from_form(form, request.form)
+            if isinstance(data, svc.CampaignInput):
+                data = replace(data, **choice)
             campaign = svc.create_campaign(_user(), ts, data, docs=docs)
         except ServiceError as exc:
             flash(exc.message, "error")
@@ -102,6 +110,8 @@ def new():
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
     status = 400 if request.method == "POST" else 200
     return render_template(protocol.new_template, ts=ts, subs=subs, form=form, protocol=protocol,
+                           doc_choice=choice, doc_selections=selection.TITLES,
+                           segment_metrics=selection.segment_metrics(ts, subs),
                            **protocol.form_context(ts, form)), status
 
 
@@ -120,7 +130,8 @@ def show(campaign_id: int):
                            waiting=svc.annotators_without_items(campaign) if campaign.state != "draft" else [],
                            new_links=None, campaign_exports=[(fmt, e.title) for fmt, e
                                                              in campaign_exports(campaign, public=False).items()],
-                           **context)
+                           documents_chosen=selection.describe(campaign.doc_selection),
+                           stability=campaign_stability(campaign), **context)
 
 
 # --------------------------------------------------------------------------- setup: systems, annotators, invites

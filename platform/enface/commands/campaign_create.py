@@ -14,7 +14,10 @@ from ._common import fail
 from ._common import load_app as _app
 
 #: the options every protocol takes (CreateRequest's fields)
-COMMON = ("testset_id", "name", "protocol", "strategy", "redundancy", "systems", "ranges", "seed", "instructions")
+COMMON = ("testset_id", "name", "protocol", "strategy", "redundancy", "systems", "ranges", "seed", "instructions",
+          "doc_selection", "doc_selection_metric")
+#: how sampled documents are chosen (enface.campaigns.selection; its SELECTIONS, kept here so that --help needs no app)
+DOC_SELECTIONS = ("uniform", "metric_var", "metric_cons", "metric_avg")
 _TYPES = {str: click.STRING, int: click.INT, float: click.FLOAT}
 
 
@@ -120,7 +123,7 @@ def default_create(protocol, testset, request):
     campaign = create_campaign(None, testset, CampaignInput(
         name=request.name, submission_ids=ids, protocol=protocol.key, strategy=request.strategy,
         redundancy=request.redundancy, ranges="\n".join(request.ranges), seed=request.seed,
-        instructions=request.instructions, settings=dict(request.options or {})))
+        instructions=request.instructions, settings=dict(request.options or {}), **request.document_choice()))
     return campaign, (f"campaign {campaign.id}: {protocol.title}, {len(campaign.versions)} versions, "
                       f"documents {', '.join(campaign.ranges)}")
 
@@ -138,8 +141,14 @@ def _explicit(ctx: click.Context, name: str) -> bool:
 @click.option("--range", "ranges", multiple=True, help="DOC or DOC:FIRST-LAST (instead of a sample)")
 @click.option("--seed", type=int, default=None)
 @click.option("--instructions", default="")
+@click.option("--doc-selection", "doc_selection", type=click.Choice(DOC_SELECTIONS), default="uniform",
+              show_default=True, help="how sampled documents are chosen: uniformly (by the seed), or by "
+              "subset2evaluate from the chosen systems' segment scores of --doc-selection-metric")
+@click.option("--doc-selection-metric", "doc_selection_metric", default="chrf", show_default=True, metavar="METRIC",
+              help="the metric whose stored segment scores --doc-selection reads")
 @click.pass_context
-def create(ctx, testset_id, name, redundancy, systems, ranges, seed, instructions, protocol, strategy, **values):
+def create(ctx, testset_id, name, redundancy, systems, ranges, seed, instructions, doc_selection,
+           doc_selection_metric, protocol, strategy, **values):
     """Create a campaign (a draft: invite annotators, then start it)."""
     from ..campaigns.options import CreateRequest
     from ..campaigns.protocol import protocol_of
@@ -158,7 +167,8 @@ def create(ctx, testset_id, name, redundancy, systems, ranges, seed, instruction
                for k, o in own.items()}
     request = CreateRequest(testset_id=testset_id, name=name, systems=tuple(systems), ranges=tuple(ranges),
                             strategy=strategy or "", redundancy=redundancy, seed=seed, instructions=instructions,
-                            options=options, given=given | {k for k in COMMON if _explicit(ctx, k)})
+                            doc_selection=doc_selection, doc_selection_metric=doc_selection_metric, options=options,
+                            given=given | {k for k in COMMON if _explicit(ctx, k)})
     app = _app()
     with app.app_context(), app.test_request_context(base_url=app.config.get("BASE_URL") or "http://127.0.0.1:8000"):
         try:

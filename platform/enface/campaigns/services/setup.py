@@ -13,7 +13,7 @@ from ...models import Submission, TestSet, User
 from ...services import NotFound
 from ...services.accounts import check_text
 from ...services.testsets import scoring_testset
-from .. import sampling
+from .. import sampling, selection
 from ..models import STRATEGIES, Campaign, CampaignAnnotator, CampaignVersion
 from ..options import CampaignInput, default_selected  # noqa: F401  (the services' names for them)
 from ..protocol import PROTOCOLS, default_protocol, protocol_of
@@ -114,13 +114,28 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
                   submissions=missing)
 
     docs = docs if docs is not None else testset_docs(ts)
+    method = selection.check_method(data.doc_selection)
+    metric = check_text(str(data.doc_selection_metric or selection.DEFAULT_METRIC), "selection metric", max_len=50)
+    if data.ranges.strip() and method != selection.UNIFORM:
+        raise bad("invalid_field", "a selection chooses among sampled documents: leave the ranges empty, or "
+                  "choose a uniform sample", field="doc_selection")
     try:
         if data.ranges.strip():
             ranges = sampling.parse_ranges(data.ranges, docs)
+            chosen = {"method": "ranges"}
         else:
             n_docs = whole_number(data.sample_docs, "number of documents", 1, 10000)
             words = whole_number(data.sample_words, "source words", 0, 10**8)
-            ranges = sampling.sample_ranges(docs, n_docs, words, protocol.word_counter(settings, ts), seed)
+            count = protocol.word_counter(settings, ts)
+            if method == selection.UNIFORM:
+                ranges = sampling.sample_ranges(docs, n_docs, words, count, seed)
+                chosen = {"method": method}
+            else:
+                subs = [eligible[i] for i in ids]
+                labels = {s.id: f"{s.system_name} (submission {s.id})" for s in subs}   # (unique, for errors)
+                ranges = selection.choose_documents(ts, subs, labels, docs, n_docs, words, count, method, metric,
+                                                    seed)
+                chosen = {"method": method, "metric": metric, "systems": len(subs)}
     except sampling.CampaignError as exc:
         raise bad("invalid_ranges", str(exc), field="ranges") from None
 
@@ -132,7 +147,7 @@ def create_campaign(user: User | None, ts: TestSet, data: CampaignInput,
     with db.write():
         campaign = Campaign(testset_id=ts.id, name=name, protocol=protocol.key, settings=settings, strategy=strategy,
                             redundancy=redundancy, instructions=instructions, ranges=[str(r) for r in ranges],
-                            seed=seed, created_by_id=user.id if user is not None else None)
+                            seed=seed, doc_selection=chosen, created_by_id=user.id if user is not None else None)
         db.session.add(campaign)
         db.session.flush()
         for pos, key in enumerate(order):

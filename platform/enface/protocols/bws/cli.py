@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -59,7 +60,7 @@ def cli_create(protocol, testset, request: CreateRequest):
         strategy=request.strategy, ranges="\n".join(request.ranges), sample_docs=opts["sample_docs"],
         sample_words=opts["sample_words"], seed=request.seed, instructions=request.instructions,
         guidelines=guidelines, **{k: opts[k] for k in SETTINGS})
-    campaign = svc.create_campaign(None, testset, data)
+    campaign = svc.create_campaign(None, testset, replace(data, **request.document_choice()))
     refs_text = "".join(f", reference {v.reference}" for v in campaign.versions if v.is_reference)
     return campaign, (f"campaign {campaign.id}: BWS, {len(campaign.systems)} systems{refs_text}, "
                       f"documents {', '.join(campaign.ranges)}")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from humaneval.bws import counting_scores
 from scoring.human_ranking import TESTS
 
-from ...campaigns.contract import LeaderboardColumn, LeaderboardPart
+from ...campaigns.contract import LeaderboardColumn, LeaderboardPart, RankingJudgments
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, Protocol, register
 from ...campaigns.services import CampaignInput, bad, default_selected, version_labels
@@ -226,6 +227,10 @@ class BwsProtocol(Protocol):
         if fmt == "judgments":
             return exports.export_judgments(campaign)
         return super().export(campaign, fmt)
+
+    def ranking_judgments(self, campaign: Campaign) -> RankingJudgments:
+        """Every finished judgment, in the order they were finished; versions by their counting scores."""
+        return RankingJudgments(results.judgments(campaign), counting_scores, "judgments")
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)

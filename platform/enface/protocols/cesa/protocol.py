@@ -22,11 +22,12 @@ from ...campaigns.contract import Evidence, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, register
 from ...campaigns.services import bad, parsed_ranges, testset_docs, version_labels
+from ..esa import stability as esa_stability
 from ..esa.protocol import ESAProtocol
 from ..esa.responses import KIND, check_answer
 from ..esa.settings import clean_settings
 from ..esa.texts import version_texts
-from . import cli, page, results
+from . import cli, column_rows, page, results
 from .answers import column_order, live_answers, parse_key
 
 
@@ -137,6 +138,9 @@ class ContrastiveESAProtocol(ESAProtocol):
 
     def export(self, campaign: Campaign, fmt: str) -> str:
         return super(ESAProtocol, self).export(campaign, fmt)
+
+    def ranking_judgments(self, campaign: Campaign):
+        return esa_stability.ranking_judgments(campaign, column_rows.answer_rows)
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)

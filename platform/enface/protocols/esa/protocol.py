@@ -27,7 +27,7 @@ from ...campaigns.services import (
     version_labels,
 )
 from ...services import is_ascii_int
-from . import checks, cli, exports, page, responses, results, tutorial
+from . import checks, cli, exports, page, responses, results, stability, tutorial
 from .settings import DEFAULTS, RANKING_BY, clean_settings, summary
 from .suggestions.budget import filter_plans
 from .suggestions.page import check_suggested
@@ -181,6 +181,9 @@ class ESAProtocol(Protocol):
         if fmt == "appraise":
             return exports.export_appraise(campaign)
         return super().export(campaign, fmt)
+
+    def ranking_judgments(self, campaign: Campaign):
+        return stability.ranking_judgments(campaign)
 
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return results.progress(campaign)

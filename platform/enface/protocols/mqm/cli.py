@@ -58,7 +58,7 @@ def cli_create(protocol, testset, request: CreateRequest):
         name=request.name, submission_ids=ids, references=references(opts["references"]), protocol=protocol.key,
         redundancy=request.redundancy, strategy=request.strategy, ranges="\n".join(request.ranges),
         sample_docs=opts["sample_docs"], sample_words=opts["sample_words"], instructions=request.instructions,
-        seed=request.seed, settings={k: opts[k] for k in SETTINGS}))
+        seed=request.seed, settings={k: opts[k] for k in SETTINGS}, **request.document_choice()))
     with_refs = "".join(f", reference {v.reference}" for v in c.versions if v.is_reference)
     return c, f"campaign {c.id}: {len(c.systems)} systems{with_refs}, documents {', '.join(c.ranges)}"
 

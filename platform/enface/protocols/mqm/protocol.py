@@ -230,6 +230,11 @@ class MQMProtocol(Protocol):
         return {"tsv": Export("text/tab-separated-values; charset=utf-8", "tsv", "TSV (Marot/Anthea)", svc.export_tsv),
                 "json": Export("application/json", "json", "JSON", svc.export_json)}
 
+    def ranking_judgments(self, campaign: Campaign):
+        from .services.stability import ranking_judgments
+
+        return ranking_judgments(campaign)
+
     def progress(self, campaign: Campaign) -> dict[str, Any]:
         return svc.progress(campaign)
 

@@ -57,7 +57,7 @@ def cli_create(protocol, testset, request: CreateRequest):
         name=request.name, submission_ids=subs, references=refs, protocol=protocol.key, strategy="pairs",
         redundancy=settings["readers_per_document"], ranges="\n".join(request.ranges),
         sample_docs=opts["sample_docs"], sample_words=opts["sample_words"], settings=settings, seed=request.seed,
-        version_order=[v if v.startswith("ref") else f"sub{v}" for v in versions]))
+        version_order=[v if v.startswith("ref") else f"sub{v}" for v in versions], **request.document_choice()))
     labels = svc.version_labels(c)
     return c, (f"reader study {c.id}: version 1 = {labels[c.versions[0].id]}, version 2 = "
                f"{labels[c.versions[1].id]}, documents {', '.join(c.ranges)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -40,7 +41,8 @@ def cli_create(protocol, ts, request: CreateRequest):
         ranges="\n".join(request.ranges), instructions=request.instructions, rubric=rubric,
         show_reference=not opts["hide_reference"], seed=request.seed,
         significance_test=opts["significance_test"], testset=ts)
-    campaign = svc.create_campaign(None, ts, data)
+    # (--doc-selection: the core refuses a subset2evaluate choice, the documents being the tagged ones, not a sample)
+    campaign = svc.create_campaign(None, ts, replace(data, **request.document_choice()))
     return campaign, (f"campaign {campaign.id}: {protocol.key}, {len(campaign.systems)} systems, documents "
                       f"{', '.join(campaign.ranges)}")
 
