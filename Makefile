@@ -88,8 +88,10 @@ SCREENSHOT_TESTS := tests/platform/browser/test_e2e.py tests/protocols/mqm/test_
 DOCS_SHOTS := $(shell $(PYTHON) -c "import ast, pathlib; t = ast.parse(pathlib.Path('docs/conf.py').read_text()); \
 	print(' '.join(n for a in t.body if isinstance(a, ast.Assign) and getattr(a.targets[0], 'id', '') == 'SCREENSHOTS' \
 	for n in ast.literal_eval(a.value)))")
+# The docs extra's packages only: reinstalling the checkout itself would compile its C extensions again.
 $(VENV)/.docs: $(VENV)/.installed pyproject.toml
-	$(PIP) install -q -e ".[docs]"
+	$(PIP) install -q $$($(PY) -c "import tomllib; print(' '.join(r.replace(' ', '') for r in \
+	    tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
 	touch $@
 
 screenshots: $(VENV)/.installed
