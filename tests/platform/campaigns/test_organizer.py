@@ -373,3 +373,18 @@ def test_pages_do_not_query_per_row(world):
     assert queries(org, f"/campaigns/{small}") == queries(org, f"/campaigns/{big}")
     ann1, ann3 = world.client("ann1@example.org"), world.client("ann3@example.org")
     assert queries(ann1, "/annotate/") == queries(ann3, "/annotate/")   # items of two campaigns / of one
+
+
+def test_error_chart_legend_fits_one_system(world):
+    """With one system the panel is narrower than the severities' legend: the chart widens to hold it."""
+    from enface.protocols.mqm import services as mqm_svc
+    from enface.protocols.mqm.services.charts import LEGEND_STEP
+
+    with world.ctx():
+        scheme = mqm_svc.get_scheme("wmt23-literary")
+        chart = mqm_svc.error_chart({"errors": {"solo-mt": {"Accuracy": {"Major": 2}}},
+                                     "systems": {"solo-mt": {}}}, scheme)
+    assert len(chart["panels"]) == 1 and len(chart["legend"]) >= 3
+    last = chart["legend"][-1]
+    assert 34 + last["x"] + LEGEND_STEP <= chart["width"], (chart["width"], chart["legend"])
+    assert chart["width"] > chart["panels"][0]["x"] + chart["panels"][0]["w"]

@@ -6,6 +6,7 @@ import mqm
 
 from .scheme import scheme_for_annotators
 
+LEGEND_STEP = 90       # px per severity in the legend
 SEVERITY_COLORS = {0: "#6b7280", 1: "#f2b705", 2: "#c2410c", 3: "#7b1fa2"}   # as static/campaigns.css --r0..--r3
 
 
@@ -52,7 +53,9 @@ def error_chart(results: dict, scheme: mqm.Scheme) -> dict:
         ticks = [{"y": round(y0 + height - height * v / axis_max, 1), "v": v} for v in range(0, axis_max + 1, step)]
         panels.append({"system": system, "x": x0, "y": y0, "w": panel_w, "h": height, "bars": bars, "ticks": ticks})
     rows = -(-len(systems) // per_row) if systems else 0
-    return {"panels": panels, "width": left + per_row * (panel_w + panel_gap + left),
-            "height": 28 + rows * (height + 56) + 8, "legend": [{"name": s["name"], "color": SEVERITY_COLORS[s["rank"]]}
-                                                               for s in sev_order],
+    legend = [{"name": s["name"], "color": SEVERITY_COLORS[s["rank"]], "x": k * LEGEND_STEP}
+              for k, s in enumerate(sev_order)]
+    # as wide as the panels or the legend: one system's panel is narrower than four severities' names
+    width = max(left + per_row * (panel_w + panel_gap + left), left + len(legend) * LEGEND_STEP)
+    return {"panels": panels, "width": width, "height": 28 + rows * (height + 56) + 8, "legend": legend,
             "categories": [{"short": short[c], "name": c} for c in cats]}
