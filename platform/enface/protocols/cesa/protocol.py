@@ -10,6 +10,7 @@ answer, so the results are ESA's (:mod:`humaneval.esa` through :mod:`enface.prot
 It reuses ESA's modules (answer record and its checks, settings, results, leaderboard column, CLI
 options); what differs is here: the items (all versions of a range in one item), the stored order,
 the page, the keys of the answers. BAD attention checks are not built (``attention_share`` is 0).
+Its exports and meta-evaluation source are ESA's, over the rows of :mod:`.column_rows`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ...campaigns.contract import Evidence, LeaderboardColumn
 from ...campaigns.models import Assignment, Campaign, Item
 from ...campaigns.protocol import ItemPlan, register
 from ...campaigns.services import bad, parsed_ranges, testset_docs, version_labels
+from ..esa import exports as esa_exports
 from ..esa import stability as esa_stability
 from ..esa.protocol import ESAProtocol
 from ..esa.responses import KIND, check_answer
@@ -134,9 +136,13 @@ class ContrastiveESAProtocol(ESAProtocol):
         return results.release_snapshot(campaign)
 
     def exports(self) -> dict[str, tuple[str, str, str]]:
-        return {}
+        return super().exports()     # ESA's three formats, one row per column's answer
 
     def export(self, campaign: Campaign, fmt: str) -> str:
+        writers = {"jsonl": esa_exports.export_jsonl, "csv": esa_exports.export_csv,
+                   "appraise": esa_exports.export_appraise}
+        if fmt in writers:
+            return writers[fmt](campaign, column_rows.answer_rows)
         return super(ESAProtocol, self).export(campaign, fmt)
 
     def ranking_judgments(self, campaign: Campaign):
@@ -146,7 +152,9 @@ class ContrastiveESAProtocol(ESAProtocol):
         return results.progress(campaign)
 
     def meta_sources(self, campaign: Campaign) -> list[Any]:
-        return []
+        from ..esa.meta import meta_sources
+
+        return meta_sources(campaign, column_rows.answer_rows, title="Contrastive ESA")
 
     def evidence(self, campaign: Campaign, *, document_id: int | None = None) -> list[Evidence]:
         return []

@@ -24,9 +24,9 @@ COLUMNS = ("rater", "item", "system", "document", "line", "type", "score", "span
            "errors_major", "missing", "reading_ms", "started_ms", "ended_ms", "created_at", "updated_at", "state")
 
 
-def _records(campaign: Campaign) -> list[dict[str, Any]]:
+def _records(campaign: Campaign, rows_of) -> list[dict[str, Any]]:
     out = []
-    for r in answer_rows(campaign, finished_only=False, scored_only=False):
+    for r in rows_of(campaign, finished_only=False, scored_only=False):
         resp = next(x for x in r.assignment.responses if x.uuid == r.answer.uuid)
         errors = r.answer.errors
         out.append({"rater": r.assignment.annotator.rater, "item": r.assignment.number, "system": r.system,
@@ -42,19 +42,20 @@ def _records(campaign: Campaign) -> list[dict[str, Any]]:
     return out
 
 
-def export_jsonl(campaign: Campaign) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(campaign))
+def export_jsonl(campaign: Campaign, rows_of=answer_rows) -> str:
+    """``rows_of``: how the campaign's answers become rows (contrastive ESA passes its columns')."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records(campaign, rows_of))
 
 
-def export_csv(campaign: Campaign) -> str:
+def export_csv(campaign: Campaign, rows_of=answer_rows) -> str:
     buf = io.StringIO()
     writer = csvsafe.writer(buf, lineterminator="\n")   # (notes and texts are typed by people: no formulas)
     writer.writerow(COLUMNS)
-    for r in _records(campaign):
+    for r in _records(campaign, rows_of):
         writer.writerow([json.dumps(r[c], ensure_ascii=False, separators=(",", ":")) if c == "spans"
                          else "" if r[c] is None else r[c] for c in COLUMNS])
     return buf.getvalue()
 
 
-def export_appraise(campaign: Campaign) -> str:
-    return format_scores([score_row(r, campaign, appraise=True) for r in answer_rows(campaign)])
+def export_appraise(campaign: Campaign, rows_of=answer_rows) -> str:
+    return format_scores([score_row(r, campaign, appraise=True) for r in rows_of(campaign)])

@@ -10,30 +10,34 @@ from scoring.meta import HumanSource
 
 from ...campaigns.contract import Evidence
 from ...campaigns.models import Campaign
+from ...campaigns.services import version_labels
 from .results import results_for
 from .rows import answer_rows
 from .texts import segment_texts
 
 
-def _counted(campaign: Campaign):
+def _counted(campaign: Campaign, rows_of=answer_rows):
     """The TGT answers of the annotators who count (the snapshot's exclusions)."""
-    excluded = set((results_for(campaign) or {}).get("excluded", []))
-    return [r for r in answer_rows(campaign) if not r.is_bad and r.assignment.annotator.rater not in excluded]
+    excluded = set((results_for(campaign, rows_of=rows_of) or {}).get("excluded", []))
+    return [r for r in rows_of(campaign) if not r.is_bad and r.assignment.annotator.rater not in excluded]
 
 
-def meta_sources(campaign: Campaign) -> list[HumanSource]:
+def meta_sources(campaign: Campaign, rows_of=answer_rows, title: str = "ESA") -> list[HumanSource]:
     """The people's ESA scores: per system the mean, per segment ``(document, 0-based line)`` the mean
-    over raters; systems are submission ids as strings (a reference: its label)."""
-    rows = _counted(campaign)
+    over raters; systems are submission ids as strings (a reference: its label). ``rows_of``: how the
+    campaign's answers become rows (contrastive ESA passes its columns')."""
+    rows = _counted(campaign, rows_of)
     if not rows:
         return []
-    keys = {v.id: (str(v.submission_id) if v.submission_id is not None else f"reference {v.reference}")
+    labels = version_labels(campaign)    # a row names its version by label, on every kind of item
+    keys = {labels[v.id]: (str(v.submission_id) if v.submission_id is not None else f"reference {v.reference}")
             for v in campaign.versions}
     items: dict[str, dict[tuple[str, int], list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        items[keys[r.assignment.item.versions[0].version_id]][(r.document, r.line)].append(float(r.answer.score))
+        items[keys[r.system]][(r.document, r.line)].append(float(r.answer.score))
     systems = {s: fmean(v for vs in segs.values() for v in vs) for s, segs in items.items()}
-    return [HumanSource(key=f"esa:{campaign.id}", label=f"ESA · {campaign.name}", kind="esa", higher_is_better=True,
+    return [HumanSource(key=f"{campaign.protocol}:{campaign.id}", label=f"{title} · {campaign.name}",
+                        kind=campaign.protocol, higher_is_better=True,
                         systems=systems, items={s: {k: fmean(v) for k, v in segs.items()} for s, segs in items.items()},
                         item_unit="segment")]
 
