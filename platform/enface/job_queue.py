@@ -32,6 +32,7 @@ import logging
 from celery import Celery, Task
 from celery.signals import worker_process_init
 from flask import Flask
+from kombu.transport import sqlalchemy as kombu_sql
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,10 @@ def celery_init_app(app: Flask) -> Celery:
         "worker_hijack_root_logger": False,
         "beat_schedule": {"sweep": {"task": SWEEP_TASK, "schedule": max(10, app.config["SWEEP_EVERY_SECONDS"])}},
     }
+    if broker.startswith("sqla+"):
+        # kombu's SQL transport, polled more often (below); the URL without its "sqla+" prefix, which
+        # would choose kombu's own class
+        conf["broker_url"], conf["broker_transport"] = broker.removeprefix("sqla+"), PolledSqlTransport
     if broker.startswith("sqla+sqlite"):
         conf["broker_transport_options"] = {"connect_args": {"timeout": 30}}
     elif broker.startswith(("redis://", "rediss://")):
@@ -89,6 +94,18 @@ def celery_init_app(app: Flask) -> Celery:
     celery.flask_app = app
     app.extensions["celery"] = celery
     return celery
+
+
+class PolledSqlTransport(kombu_sql.Transport):
+    """kombu's SQL broker transport, asked for a job every 0.2 s instead of every second.
+
+    A SQL broker is polled (Redis pushes), and kombu's default interval of 1 s added up to a second to
+    every job; a submission's validate, score and rank jobs run one after another, so users waited
+    seconds for nothing. Five small SELECTs a second per idle worker cost nothing next to that.
+    (kombu hands every transport option to ``create_engine``, so the interval is a class attribute.)
+    """
+
+    polling_interval = 0.2
 
 
 @worker_process_init.connect

@@ -152,7 +152,7 @@ def demo_campaigns(testset_id: int, demo_dir: Path) -> list[str]:
 @click.option("--data", "demo_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="the demo task (test set and systems) [default: the one shipped in the package, data/demo in "
                    "the repository]; the platform's data goes to ENFACE_DATA_DIR")
-@click.option("--once", is_flag=True, help="stop once the demo systems are scored, instead of serving")
+@click.option("--once", is_flag=True, help="stop once the demo systems are scored and the demo judge and suggester have run (their scripted endpoint then answers without think time), instead of serving")
 def demo(host, port, demo_dir, once):
     """Set up the demo task, submit the demo systems through the API, and serve it.
 
@@ -210,7 +210,8 @@ def demo(host, port, demo_dir, once):
             made = (demo_campaigns(ts_id, demo_dir) + demo_rubric_campaign(tagged_id)
                     + demo_esa_ai_campaign(ts_id, DEMO_USERS[0][0], DEMO_ENDPOINT_KEY)
                     + demo_esa_link_campaign(ts_id, DEMO_USERS[0][0], cfg.DATA_DIR, svc.url))
-        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir)
+        # --once waits for the judge's run to end: no think time then (it is there to be watched)
+        made += start_demo_judge(svc, app, cfg.DATA_DIR, svc.url, demo_dir, think_time=0.0 if once else 0.3)
     except BaseException as exc:
         svc.stop()
         if isinstance(exc, (RuntimeError, click.ClickException, SubmitError)):

@@ -36,10 +36,11 @@ def _rubric_campaign():
                               .order_by(Campaign.id)).first()
 
 
-def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) -> list[str]:
+def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path, think_time: float = 0.3) -> list[str]:
     """Start the scripted endpoint (a child of ``services``, stopped with them), add the demo judge to the
     demo rubric campaign once (its endpoint URL follows the new port), and queue its run. The endpoint
-    answers each item with the scores of the demo's answer key (``demo_dir``/phenomena/judge-answers.tsv)."""
+    answers each item with the scores of the demo's answer key (``demo_dir``/phenomena/judge-answers.tsv),
+    each answer after ``think_time`` seconds (a model's think time, so that the dashboard shows a live run)."""
     from humaneval.judge.demo_script import demo_script
 
     from ..judges.models import Judge
@@ -54,7 +55,7 @@ def start_demo_judge(services, app, data_dir: Path, url: str, demo_dir: Path) ->
         if campaign is None:
             return []
         items = answered_items(tasks_of(campaign), judge_answers(demo_dir))
-        script = demo_script(items, api_key=DEMO_ENDPOINT_KEY)
+        script = demo_script(items, api_key=DEMO_ENDPOINT_KEY, latency=think_time)
         script["rules"] += demo_span_rules()      # the ESA^AI campaign's suggester asks the same endpoint
         campaign_id = campaign.id
     script_file = data_dir / "demo-judge-script.json"
