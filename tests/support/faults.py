@@ -22,7 +22,7 @@ import time
 import uuid as uuidlib
 from pathlib import Path
 
-from .processes import Platform, free_port, kill_group
+from .processes import Platform, free_port, kill_group, stop_gracefully
 
 TERMINAL = ("scored", "invalid", "failed", "withdrawn")
 
@@ -135,7 +135,7 @@ def kill_workers_mid_scoring(platform: Platform, kills: int, *, stuck_after: int
         _sweep(platform.app, stuck_after)
         time.sleep(0.5)
     recovery = time.monotonic() - started
-    kill_group(worker, signal.SIGTERM)
+    stop_gracefully(worker)
     return {**_audit_submissions(platform.app, subs), "kills_mid_scoring": len(killed_at),
             "kills_after_scoring_ended": late, "rounds_scored_before_a_kill": missed,
             "killed_at_progress": [p for _sid, p in killed_at], "seconds": round(recovery, 1)}
@@ -348,7 +348,7 @@ def database_outage(platform: Platform, outage, *, seconds: float = 5, rounds: i
             pass
         time.sleep(0.5)
     kill_group(web, signal.SIGTERM)
-    kill_group(worker, signal.SIGTERM)
+    stop_gracefully(worker)
     out = {"outages": rounds, "outage_seconds": seconds, **_audit_marks(platform, annotator)}
     sub = _audit_submissions(platform.app, [sid])
     out["submission_state"] = _state(platform.app, sid)[0]

@@ -79,13 +79,13 @@ class Platform:
     def stop_all(self) -> None:
         for proc in self.procs:
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                proc.terminate()          # the main process, as `enface serve` and systemd stop them
         for proc in self.procs:
             try:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+                pass
+            kill_group(proc)              # what is left of the group (a pool child the main one lost)
         self.procs.clear()
         self.app.extensions["enface_db"][0].dispose()
 
@@ -96,6 +96,18 @@ def kill_group(proc: subprocess.Popen, sig=signal.SIGKILL) -> None:
     except ProcessLookupError:
         pass
     proc.wait(30)
+
+
+def stop_gracefully(proc: subprocess.Popen, timeout: float = 30) -> None:
+    """SIGTERM to the main process only, as `enface serve` and systemd stop a worker: a SIGTERM to the whole
+    group also hits the pool child in the middle of a task, and the main process can then wait on it for
+    longer than any timeout. What is still running after ``timeout`` is killed."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    kill_group(proc)
 
 
 def wait_http(url: str, proc, timeout: float = 60) -> None:
