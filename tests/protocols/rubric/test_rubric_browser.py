@@ -224,6 +224,10 @@ def test_import_errors_show_one_a_line(live, browser, tmp_path):
     page.set_input_files("input[name=archive]", str(archive))
     page.click("form[enctype='multipart/form-data'] button[type=submit]")
     page.wait_for_selector(".flash.error")
+    # the lines are one a line by style.css (white-space: pre-line): read them once the page has loaded
+    # its stylesheet, or innerText may join them with spaces (it did once, in the PostgreSQL pass)
+    page.wait_for_load_state("load")
+    page.wait_for_function("getComputedStyle(document.querySelector('.flash.error')).whiteSpace === 'pre-line'")
     lines = page.inner_text(".flash.error").splitlines()
     assert lines == ["phenomena.jsonl:1: segment 99 is out of range: 'tea-house' has segments 1-10",
                      "phenomena.jsonl:2: unknown dimension 'poetry' (one of: idiom, ambiguity, terminology, tense, "
