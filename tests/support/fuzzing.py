@@ -40,6 +40,9 @@ def fuzz_settings(share: float = 1.0):
 # ("²".isdigit() but int() fails) included; JSON strings take any code point: lone surrogates crashed saves once.
 SAFE_CHARS = st.characters(blacklist_categories=("Cs",))
 text = st.text(st.characters(), max_size=40)
+# A form field's value (multipart or urlencoded) is UTF-8 text on the wire: the test client cannot encode a
+# lone surrogate there (hypothesis found one, and the test crashed before sending anything).
+form_text = st.text(SAFE_CHARS, max_size=40)
 small_ints = st.integers(min_value=-(2 ** 62), max_value=2 ** 62) | st.integers()
 scalars = st.none() | st.booleans() | small_ints | st.floats(allow_nan=False, allow_infinity=False) | text
 json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)

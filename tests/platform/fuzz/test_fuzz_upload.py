@@ -21,6 +21,7 @@ from tests.support.fuzzing import (
     SAFE_CHARS,
     SENT,
     api_error_message,
+    form_text,
     fuzz_settings,
     page_error_message,
     row_counts,
@@ -29,8 +30,8 @@ from tests.support.fuzzing import (
 )
 from tests.support.testkit import World, login, system_files
 
-labels = st.sampled_from(["primary", "contrastive", "baseline", ""]) | text
-flags = st.sampled_from(["true", "false", "1", "0", "yes", "", "constrained"]) | text
+labels = st.sampled_from(["primary", "contrastive", "baseline", ""]) | form_text
+flags = st.sampled_from(["true", "false", "1", "0", "yes", "", "constrained"]) | form_text
 system_names = st.sampled_from(["my-system", "x", "a" * 100, "a" * 101]) | st.text(SAFE_CHARS, max_size=120)
 
 
@@ -63,7 +64,7 @@ def test_fuzz_upload(uploading):
     client = world.app.test_client()
 
     @fuzz_settings()
-    @given(files=upload_files(), label=labels, constrained=flags, system_name=system_names, description=text)
+    @given(files=upload_files(), label=labels, constrained=flags, system_name=system_names, description=form_text)
     def run(files, label, constrained, system_name, description):
         before = row_counts(world.app)
         SENT["upload (API)"] += 1
@@ -161,7 +162,7 @@ def test_fuzz_testset_import(importing):
     world, client = importing
 
     @fuzz_settings(share=0.5)
-    @given(archive=zipped_testsets() | st.binary(max_size=200), task=st.sampled_from(["Fuzz task"]) | text)
+    @given(archive=zipped_testsets() | st.binary(max_size=200), task=st.sampled_from(["Fuzz task"]) | form_text)
     def run(archive, task):
         before = row_counts(world.app)
         SENT["test-set import (admin page)"] += 1
