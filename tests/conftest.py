@@ -18,6 +18,12 @@ pytest_plugins = ["tests.support.databases", "tests.support.backends", "tests.su
                   "tests.support.browser"]
 
 
+def pytest_configure(config):
+    from tests.support import routing_cache
+
+    routing_cache.install()   # werkzeug's URL builders made once per process, not once per app
+
+
 @pytest.fixture
 def demo_testset_dir() -> Path:
     return DEMO / "testset"

@@ -10,6 +10,7 @@ module, which imports its own tables (there is no compulsory ``models.py``).
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
@@ -39,6 +40,22 @@ def _protocol_object(ep: EntryPoint) -> Protocol:
     return obj
 
 
+_declared_cache: tuple = (None, ())
+
+
+def _declared() -> tuple[EntryPoint, ...]:
+    """The group's entry points by name, read again only when the import path changes: reading every
+    installed distribution's metadata costs ~25 ms, and every ``create_app`` asks (the tests build
+    thousands of apps)."""
+    global _declared_cache
+    source = (entry_points, tuple(sys.path))   # (a test may replace entry_points, or put a plug-in on the path)
+    cached_source, found = _declared_cache
+    if cached_source != source or not found:
+        found = tuple(sorted(entry_points(group=GROUP), key=lambda e: e.name))
+        _declared_cache = (source, found)
+    return found
+
+
 def load_protocols() -> dict[str, Protocol]:
     """Imports and registers every installed protocol; the registry (:data:`PROTOCOLS`).
 
@@ -46,13 +63,13 @@ def load_protocols() -> dict[str, Protocol]:
     installed before the entry points existed (or not at all), and ``make install``
     (``pip install -e .``) writes them.
     """
-    found = entry_points(group=GROUP)
+    found = _declared()
     if not found:
         raise ProtocolsMissing(f"no human-evaluation protocol is installed: the package metadata declares no "
                                f"entry point in the group {GROUP!r} (stale install metadata). Run `make install` "
                                f"(or `pip install -e .` in the repository) to write it.")
     seen: set[str] = set()
-    for ep in sorted(found, key=lambda e: e.name):
+    for ep in found:
         if ep.name in seen:   # the same distribution seen twice on sys.path: the first one counts
             continue
         seen.add(ep.name)
