@@ -20,10 +20,8 @@ def _key(rule: rules.Rule, append_unknown: bool) -> tuple | None:
     defaults = rule.defaults or {}
     if any(is_dynamic and data in defaults for is_dynamic, data in rule._trace):
         return None   # a default for a part of the URL is converted ahead of time by the rule's converter
-    try:
-        return rule.rule, tuple(rule._trace), append_unknown, tuple(sorted(defaults))
-    except TypeError:   # (a default that cannot be sorted or hashed: build it the ordinary way)
-        return None
+    # (the other defaults' values are not in the builder: it takes their names as arguments)
+    return rule.rule, tuple(rule._trace), append_unknown, tuple(sorted(defaults))
 
 
 def _compile_builder(self: rules.Rule, append_unknown: bool = True):
