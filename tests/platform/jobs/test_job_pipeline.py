@@ -439,3 +439,45 @@ def test_the_clusters_are_queued_when_the_scores_change_not_on_the_first_view(qu
     html = client.get(f"/leaderboard/{ts}").get_data(as_text=True)
     assert 'id="clusters-pending"' not in html
     assert 'id="auto-clusters"' in html
+
+
+@pytest.fixture
+def polled_broker(tmp_path, monkeypatch):
+    """A kombu connection on the worker's transport, its empty ``cpu`` queue consumed, and a count of its polls."""
+    from celery.worker import state
+    from enface import job_queue
+    from kombu import Connection, Exchange, Queue
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(job_queue.time, "sleep", sleeps.append)
+    monkeypatch.setattr(state, "should_stop", None)
+    with Connection(f"sqlite:///{tmp_path / 'broker.sqlite'}", transport=job_queue.PolledSqlTransport) as conn:
+        queue = Queue("cpu", Exchange("cpu", "direct"), "cpu")
+        got: list = []
+        with conn.Consumer([queue], callbacks=[lambda body, message: got.append(body)]):
+            yield conn, queue, got, sleeps
+
+
+@pytest.mark.timeout(30)   # (before the fix this drain waited out its timeout: an hour)
+def test_a_polled_broker_drain_ends_at_the_next_poll_once_the_worker_is_asked_to_stop(polled_broker, monkeypatch):
+    import socket
+
+    from celery.worker import state
+
+    conn, _queue, _got, sleeps = polled_broker
+    monkeypatch.setattr(state, "should_stop", 0)   # what celery's SIGTERM handler sets
+    with pytest.raises(socket.timeout):
+        conn.drain_events(timeout=3600)
+    assert sleeps == []   # not one poll more
+
+
+def test_a_polled_broker_drain_polls_every_interval_and_delivers(polled_broker):
+    import socket
+
+    conn, queue, got, sleeps = polled_broker
+    with pytest.raises(socket.timeout):
+        conn.drain_events(timeout=0.05)   # (time.sleep counts instead of sleeping: the clock decides the end)
+    assert sleeps and set(sleeps) == {0.2}
+    conn.Producer().publish({"submission": 7}, exchange=queue.exchange, routing_key="cpu", declare=[queue])
+    conn.drain_events(timeout=3600)
+    assert got == [{"submission": 7}]
