@@ -99,7 +99,7 @@ screenshots: $(VENV)/.installed
 
 docs: $(VENV)/.docs
 	@for shot in $(DOCS_SHOTS); do test -f tests/artifacts/$$shot || { $(MAKE) screenshots; break; }; done
-	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	$(PY) -m sphinx -W --keep-going -q -j auto -b html docs docs/_build/html
 	@echo "the manual: docs/_build/html/index.html"
 
 clean:

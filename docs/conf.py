@@ -97,6 +97,21 @@ def skip_foreign_attributes(app, what, name, obj, skip, options):
     return True if what == "class" and name in FOREIGN_ATTRIBUTES else None
 
 
+# The pages whose sidebar shows the tree collapsed to the current page's branch: the API reference's
+# modules and their highlighted sources. furo renders the whole tree on every page, 590 pages times
+# some 340 entries, and that was half of the build; the hand-written pages keep the whole tree.
+COLLAPSED_SIDEBAR = ("reference/_generated/", "_modules/")
+
+
+def collapse_sidebar(app, pagename, templatename, context, doctree) -> None:
+    """Before furo's ``html-page-context`` handler: its ``toctree(collapse=False)`` call, collapsed here."""
+    toctree = context.get("toctree")
+    if toctree is None or not pagename.startswith(COLLAPSED_SIDEBAR):
+        return
+    context["toctree"] = lambda **kwargs: toctree(**{**kwargs, "collapse": True})
+
+
 def setup(app):
     app.connect("builder-inited", copy_screenshots)
+    app.connect("html-page-context", collapse_sidebar, priority=400)   # furo's handler runs at 500
     app.connect("autodoc-skip-member", skip_foreign_attributes)
