@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+# --no-compile: pip byte-compiles every file it installs (torch alone: 28 of its 35 s); Python compiles
+# the modules it imports on first use instead, and keeps them in __pycache__ as usual.
 PIP    := $(PY) -m pip
+PIP_INSTALL := $(PIP) install -q --no-compile
 # torch: take the CPU build (a plain `torch` pulls a multi-GB CUDA build).
 TORCH  ?= torch==2.13.0
 ENFACE_DATA_DIR ?= instance
@@ -15,15 +18,15 @@ export ENFACE_DATA_DIR
 $(VENV)/.installed: pyproject.toml setup.py scoring/metrics/_ter.c scoring/metrics/_ngrams.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "$(TORCH)"
-	$(PIP) install -q -e ".[test]"
+	$(PIP_INSTALL) "$(TORCH)"
+	$(PIP_INSTALL) -e ".[test]"
 	# irrCAC, the reference for Gwet's AC1/AC2 the humaneval tests compare with: its release pins
 	# scipy==1.12 and pandas<3, which would downgrade both, so it comes without its dependencies.
-	$(PIP) install -q --no-deps "irrCAC==0.4.4"
+	$(PIP_INSTALL) --no-deps "irrCAC==0.4.4"
 	# subset2evaluate (humaneval.selection): its dependencies datasets and sentence-transformers would
 	# move transformers to 5.x and huggingface-hub past 1.0, which unbabel-comet 2.2.7 forbids; the
 	# methods used (metric_var, metric_cons, metric_avg, random) need only numpy and scipy.
-	$(PIP) install -q --no-deps "subset2evaluate==1.0.27"
+	$(PIP_INSTALL) --no-deps "subset2evaluate==1.0.27"
 	touch $@
 
 venv install: $(VENV)/.installed
@@ -90,7 +93,7 @@ DOCS_SHOTS := $(shell $(PYTHON) -c "import ast, pathlib; t = ast.parse(pathlib.P
 	for n in ast.literal_eval(a.value)))")
 # The docs extra's packages only: reinstalling the checkout itself would compile its C extensions again.
 $(VENV)/.docs: $(VENV)/.installed pyproject.toml
-	$(PIP) install -q $$($(PY) -c "import tomllib; print(' '.join(r.replace(' ', '') for r in \
+	$(PIP_INSTALL) $$($(PY) -c "import tomllib; print(' '.join(r.replace(' ', '') for r in \
 	    tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))")
 	touch $@
 
