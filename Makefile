@@ -2,10 +2,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-# --no-compile: pip byte-compiles every file it installs (torch alone: 28 of its 35 s); Python compiles
-# the modules it imports on first use instead, and keeps them in __pycache__ as usual.
 PIP    := $(PY) -m pip
-PIP_INSTALL := $(PIP) install -q --no-compile
+# pip byte-compiles every file it installs (torch alone: 28 of its 35 s). Python compiles the modules
+# it imports on first use and keeps them in __pycache__, so pip need not, unless PYTHONDONTWRITEBYTECODE
+# is set: then nothing would be kept, and every process would compile all its imports again.
+PIP_INSTALL := $(PIP) install -q $(if $(PYTHONDONTWRITEBYTECODE),,--no-compile)
 # torch: take the CPU build (a plain `torch` pulls a multi-GB CUDA build).
 TORCH  ?= torch==2.13.0
 ENFACE_DATA_DIR ?= instance
