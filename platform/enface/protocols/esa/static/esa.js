@@ -84,15 +84,20 @@
 
   // ------------------------------------------------------------------ reading (the kit's clock; the server's dwell rule)
   function canScore(i) { return clock.furthest() >= i; }   // read, and every segment before it too
+  function sliderClosed(i) {
+    const input = box.querySelector('[data-i="' + i + '"] .esa-score input');
+    return !!input && input.disabled;
+  }
   function progressBody() { clock.tick(); return { cursor: cur, furthest: Math.max(furthest, cur), times: Object.assign({}, times) }; }
   function queueProgress() { if (Q && !finished) Q.post(S.urls.progress, progressBody, { key: 'progress', quiet: true }); }
   if (!readonly) {
     clock.watch(['keydown', 'mousedown', 'mousemove', 'wheel', 'scroll', 'touchstart']);
     let sinceSent = Date.now();
     setInterval(function () {
-      const before = canScore(cur);
       clock.tick();
-      if (!before && canScore(cur)) { queueProgress(); sinceSent = Date.now(); renderScore(cur); renderCount(); }
+      // (not "became readable since the last tick": a key press or a click ticks the clock too, and a
+      // segment read at that moment kept a closed slider)
+      if (sliderClosed(cur) && canScore(cur)) { queueProgress(); sinceSent = Date.now(); renderScore(cur); renderCount(); }
       else if (clock.dirty && Date.now() - sinceSent > 5000) { clock.dirty = false; queueProgress(); sinceSent = Date.now(); }
     }, 250);
   }
@@ -435,6 +440,8 @@
       case 'Delete': case 'Backspace': ev.preventDefault(); unmark(cur, spanAt(cur, caret)); break;
       case 's': {
         ev.preventDefault();
+        // read since the reading clock's last tick (every 250 ms): open the slider now, not on the next one
+        if (!readonly && sliderClosed(cur) && canScore(cur)) { queueProgress(); renderScore(cur); renderCount(); }
         const input = box.querySelector('[data-i="' + cur + '"] .esa-score input');
         if (input.disabled) toast(readonly ? 'Read-only view' : 'Read the segment first: the slider opens once it has been read.');
         else input.focus();
