@@ -84,9 +84,13 @@
 
   // ------------------------------------------------------------------ reading (the kit's clock; the server's dwell rule)
   function canScore(i) { return clock.furthest() >= i; }   // read, and every segment before it too
-  function sliderClosed(i) {
+  /* Opens segment i's closed slider once it has been read (the reading goes to the server first, which
+     checks it before a score); true when it opened. */
+  function openSliderIfRead(i) {
     const input = box.querySelector('[data-i="' + i + '"] .esa-score input');
-    return !!input && input.disabled;
+    if (!input || !input.disabled || !canScore(i)) return false;
+    queueProgress(); renderScore(i); renderCount();
+    return true;
   }
   function progressBody() { clock.tick(); return { cursor: cur, furthest: Math.max(furthest, cur), times: Object.assign({}, times) }; }
   function queueProgress() { if (Q && !finished) Q.post(S.urls.progress, progressBody, { key: 'progress', quiet: true }); }
@@ -97,7 +101,7 @@
       clock.tick();
       // (not "became readable since the last tick": a key press or a click ticks the clock too, and a
       // segment read at that moment kept a closed slider)
-      if (sliderClosed(cur) && canScore(cur)) { queueProgress(); sinceSent = Date.now(); renderScore(cur); renderCount(); }
+      if (openSliderIfRead(cur)) sinceSent = Date.now();
       else if (clock.dirty && Date.now() - sinceSent > 5000) { clock.dirty = false; queueProgress(); sinceSent = Date.now(); }
     }, 250);
   }
@@ -441,7 +445,7 @@
       case 's': {
         ev.preventDefault();
         // read since the reading clock's last tick (every 250 ms): open the slider now, not on the next one
-        if (!readonly && sliderClosed(cur) && canScore(cur)) { queueProgress(); renderScore(cur); renderCount(); }
+        if (!readonly) openSliderIfRead(cur);
         const input = box.querySelector('[data-i="' + cur + '"] .esa-score input');
         if (input.disabled) toast(readonly ? 'Read-only view' : 'Read the segment first: the slider opens once it has been read.');
         else input.focus();
