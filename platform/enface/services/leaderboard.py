@@ -390,6 +390,13 @@ def visible_leaderboard(user: User | None, testset_id: int) -> dict:
     authed = user is not None and getattr(user, "is_authenticated", False)
     if authed and user.is_organizer:
         return get_leaderboard(testset_id) | {"scope": "all", "viewer": "organizer"}
+    ts = db.session.get(TestSet, testset_id)
+    if ts is None:
+        raise NotFound("test set")
+    # Asked before the board is built: building it computes and stores the clusters, which a visitor
+    # who gets a 404 must not be able to set off (nor learn anything from the time it takes).
+    if not can_see(user, ts):
+        raise NotFound("leaderboard (not released yet)")
     board = _public_view(get_leaderboard(testset_id, frozen=True))
     if board["released"]:
         return board | {"scope": "all"}

@@ -154,6 +154,27 @@ def test_team_view_before_release_has_no_clusters(client, world):
     assert client.get(f"/leaderboard/{ts}/table-automatic.csv").status_code == 404
 
 
+def test_a_visitor_refused_an_unreleased_board_sets_nothing_off(app, client, world):
+    """A 404 writes nothing: the clusters are computed (and stored) only for someone who may see the board."""
+    from enface.extensions import db
+    from enface.models import AutoRanking
+
+    ts = world.testset()
+    _u, token = world.team_with_token("cap@a.org", "A")
+    upload(client, ts, token)
+    with app.app_context():
+        db.session.query(AutoRanking).delete()
+        db.session.commit()
+    for url in (f"/api/v1/testsets/{ts}/leaderboard", f"/leaderboard/{ts}", f"/leaderboard/{ts}.csv"):
+        assert client.get(url).status_code == 404, url
+    with app.app_context():
+        assert db.session.query(AutoRanking).count() == 0
+    assert client.get(f"/api/v1/testsets/{ts}/leaderboard",
+                      headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    with app.app_context():
+        assert db.session.query(AutoRanking).count() == 1     # the team may see its rows: computed for them
+
+
 def test_a_registered_metric_flows_through_the_leaderboard(client, world):
     """A new metric is one registry entry: scored by the job, a leaderboard column, clusters, the CSV."""
     with toy_metric() as key:
