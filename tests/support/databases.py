@@ -186,7 +186,8 @@ SELECT md5(string_agg(item, '|' ORDER BY item)) FROM (
   UNION ALL SELECT concat_ws(' ', 'y', t.oid::regtype, e.enumlabel) FROM pg_type t
     LEFT JOIN pg_enum e ON e.enumtypid = t.oid
    WHERE t.typnamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace) AND t.typrelid = 0
-  UNION ALL SELECT concat_ws(' ', 'n', nspname, nspacl) FROM pg_namespace
+  UNION ALL SELECT concat_ws(' ', 'n', nspname, nspacl) FROM pg_namespace   -- (a session's temporary schemas stay
+   WHERE NOT starts_with(nspname, 'pg_temp') AND NOT starts_with(nspname, 'pg_toast_temp')   -- listed, empty)
   UNION ALL SELECT concat_ws(' ', 'x', extname, extversion) FROM pg_extension
   UNION ALL SELECT concat_ws(' ', 'e', evtname) FROM pg_event_trigger
   UNION ALL SELECT concat_ws(' ', 'q', seqrelid::regclass, seqstart, seqincrement, seqmax) FROM pg_sequence
