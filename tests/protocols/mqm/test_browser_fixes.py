@@ -367,7 +367,7 @@ def test_dashboard_flags_a_fast_reader(live, browser):
 
 
 def test_autosave_queue_api(live, browser):
-    """static/kit/autosave.js on its own (no MQM): supersede by key, retry with backoff, refusals, 401, flush, revisions."""
+    """static/kit/autosave.js on its own (no MQM): supersede by key in place, retry with backoff, refusals, 401, flush, revisions."""
     import json as jsonlib
 
     base, world = live
@@ -397,9 +397,9 @@ def test_autosave_queue_api(live, browser):
           onSaved: (op) => saved.push(op.url)});
         q.put('/autosave-test/flaky', {rev: 1});
         q.put('/autosave-test/ok', {n: 1}, {key: 'k'});
-        q.put('/autosave-test/ok', {n: 2}, {key: 'k'});          // replaces {n: 1}, not sent yet
         let live = 'first';
         q.post('/autosave-test/ok', () => ({live: live}), {key: 'p', quiet: true});
+        q.put('/autosave-test/ok', {n: 2}, {key: 'k'});          // replaces {n: 1} (not sent yet) where it stands
         q.delete('/autosave-test/bad', {rev: 3});
         const stored = JSON.parse(localStorage.getItem('test:queue'));
         live = 'at send time';

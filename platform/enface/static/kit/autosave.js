@@ -15,7 +15,7 @@
  *     onRefused: function (op, status, data) {},  // optional: after a 4xx (not 401): the change was dropped
  *     onHide: function () {},            // optional: the page is being hidden; queue last changes now
  *   });
- *   q.put(url, body, opts)      // queue a PUT; opts.key: an unsent op with the same key is replaced (default: url)
+ *   q.put(url, body, opts)      // queue a PUT; opts.key: an unsent op with the same key is replaced, in its place (default: url)
  *   q.delete(url, body, opts)   // queue a DELETE
  *   q.post(url, body, opts)     // queue a POST; body may be a function, called when the op is sent (and when it
  *                               //   is stored), for state that keeps changing (a reading position, times)
@@ -132,9 +132,17 @@
   AutosaveQueue.prototype._add = function (method, url, body, opts) {
     opts = opts || {};
     const key = opts.key || url;
-    // an unsent op with the same key is superseded (the one being sent is left alone)
-    this._queue = this._queue.filter(function (op) { return op === this._inFlight || op.key !== key; }, this);
-    this._queue.push({ method: method, url: url, body: body, key: key, quiet: !!opts.quiet });
+    // An unsent op with the same key is superseded where it stands (the one being sent is left alone):
+    // the ops queued after it may depend on it (ESA's reading progress must reach the server before the
+    // score it allows), so the new one must not move behind them.
+    const fresh = { method: method, url: url, body: body, key: key, quiet: !!opts.quiet };
+    let placed = false;
+    this._queue = this._queue.reduce(function (kept, op) {
+      if (op === this._inFlight || op.key !== key) kept.push(op);
+      else if (!placed) { kept.push(fresh); placed = true; }
+      return kept;
+    }.bind(this), []);
+    if (!placed) this._queue.push(fresh);
     this._save();
     this._status();
     this._pump();
