@@ -111,9 +111,11 @@ def _read_and_finish(page, name: str) -> None:
     page.wait_for_selector("body[data-ready='1']", timeout=10000)
     shot(page, f"{name}-07-item")
     deadline = time.monotonic() + 30
-    while not all(page.evaluate("window.enfaceAnnotate.read()")):
+    while True:
+        read = page.evaluate("window.enfaceAnnotate.read()")   # once a round: it changes while we look
+        if all(read):
+            break
         assert time.monotonic() < deadline, "segments still unread"
-        read = page.evaluate("window.enfaceAnnotate.read()")
         cur = page.evaluate("window.enfaceAnnotate.cursor()")
         want = read.index(False)
         if cur != want:
